@@ -1,0 +1,42 @@
+/* app.h: what every command gets: the merged config, the resolved engine
+ * and its environment, the global options, and its own arguments. */
+#ifndef SANDBOX_APP_H
+#define SANDBOX_APP_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+#include "util.h"
+
+struct app {
+	const char *cmd;       /* the command's name, for messages */
+	struct cfg cfg;
+	char *engine;          /* absolute path, resolved once */
+	struct strvec envp;    /* the engine's environment */
+	char *cache_dir;       /* verified container IDs; NULL: no cache */
+	bool json;
+	const char *ref;       /* -w, --workspace or SANDBOX_WORKSPACE */
+	/* Command options that are not config keys. */
+	const char *shell;     /* exec/run -c TEXT */
+	const char *cwd;
+	bool interactive;
+	bool all, stopped;
+	long older_than;       /* seconds; -1: any age */
+	struct strvec args;    /* positional arguments, or the command */
+	struct strvec extra;   /* create/run: engine run arguments after -- */
+};
+
+/* Prints one JSON object (built by the caller) and a newline on stdout. */
+void app_print_json(const struct sbuf *obj);
+
+int cmd_create(struct app *a, struct err *e);
+int cmd_exec(struct app *a, struct err *e);
+int cmd_run(struct app *a, struct err *e);
+int cmd_start(struct app *a, struct err *e);
+int cmd_stop(struct app *a, struct err *e);
+int cmd_destroy(struct app *a, struct err *e);
+int cmd_list(struct app *a, struct err *e);
+int cmd_prune(struct app *a, struct err *e);
+
+#endif

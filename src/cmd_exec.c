@@ -1,0 +1,203 @@
+/* cmd_exec.c: `exec` (a command in a workspace, created on first use when
+ * none is named) and `run` (create, exec, destroy, whatever happens). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "exec.h"
+#include "json.h"
+#include "spawn.h"
+#include "workspace.h"
+
+/* Text mode: output goes out live, as it comes. */
+static int write_live(void *ctx, int stream, const char *buf, size_t n)
+{
+	(void)ctx;
+	return write_all(stream, buf, n);
+}
+
+/* Setup output: all of it to stderr, so stdout keeps only the result. */
+static int write_stderr(void *ctx, int stream, const char *buf, size_t n)
+{
+	(void)ctx;
+	(void)stream;
+	write_all(2, buf, n);
+	return 0;
+}
+
+struct captures {
+	struct capture out, err;
+};
+
+static int write_captured(void *ctx, int stream, const char *buf, size_t n)
+{
+	struct captures *c = ctx;
+	capture_add(stream == 1 ? &c->out : &c->err, buf, n);
+	return 0;
+}
+
+static void print_exec_json(const char *ref, const struct exec_res *res,
+			    int status, struct captures *c)
+{
+	struct json j = {0};
+	struct sbuf out = {0}, err = {0};
+	bool out_cut = capture_get(&c->out, &out);
+	bool err_cut = capture_get(&c->err, &err);
+	json_obj_open(&j);
+	json_key(&j, "workspace");
+	json_str(&j, ref);
+	json_key(&j, "exit_code");
+	json_int(&j, status);
+	json_key(&j, "stdout");
+	json_strn(&j, out.buf ? out.buf : "", out.len);
+	json_key(&j, "stderr");
+	json_strn(&j, err.buf ? err.buf : "", err.len);
+	json_key(&j, "timed_out");
+	json_bool(&j, res->outcome == EXEC_TIMED_OUT);
+	json_key(&j, "duration_ms");
+	json_int(&j, res->duration_ms);
+	json_key(&j, "stdout_truncated");
+	json_bool(&j, out_cut);
+	json_key(&j, "stderr_truncated");
+	json_bool(&j, err_cut);
+	json_key(&j, "stdout_bytes");
+	json_int(&j, (long long)c->out.total);
+	json_key(&j, "stderr_bytes");
+	json_int(&j, (long long)c->err.total);
+	json_obj_close(&j);
+	app_print_json(&j.out);
+	sbuf_free(&j.out);
+	sbuf_free(&out);
+	sbuf_free(&err);
+}
+
+/* The status exec exits with, and a message for the outcomes that are
+ * not the command's own status. */
+static int outcome_status(struct app *a, const struct exec_res *res)
+{
+	switch (res->outcome) {
+	case EXEC_DONE:
+		return res->status;
+	case EXEC_TIMED_OUT:
+		if (!a->json)
+			fprintf(stderr, "sandbox: %s: timed out after %gs; the command was killed in the workspace\n",
+				a->cmd, a->cfg.timeout);
+		return 124;
+	case EXEC_INTERRUPTED:
+		if (!a->json)
+			fprintf(stderr, "sandbox: %s: interrupted; the command was killed in the workspace\n", a->cmd);
+		return 128 + (spawn_interrupted ? (int)spawn_interrupted : 2);
+	case EXEC_PIPE:
+		return 128 + 13;
+	default:
+		return 255;
+	}
+}
+
+/* Builds the request from the options and runs it in ws. */
+static int exec_in(struct app *a, struct ws *ws, struct err *e)
+{
+	struct strvec cmd = {0};
+	if (a->shell) {
+		strvec_push(&cmd, "sh");
+		strvec_push(&cmd, "-c");
+		strvec_push(&cmd, a->shell);
+	} else {
+		strvec_push_all(&cmd, a->args.v, a->args.n);
+	}
+	struct captures cap;
+	capture_init(&cap.out, (size_t)a->cfg.max_output);
+	capture_init(&cap.err, (size_t)a->cfg.max_output);
+	struct exec_req rq = {
+		.engine = a->engine, .envp = a->envp.v,
+		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.cwd = a->cwd, .cmd = cmd.v, .ncmd = cmd.n,
+		.interactive = a->interactive, .timeout = a->cfg.timeout,
+		.sink = a->json ? (struct exec_sink){write_captured, &cap}
+				: (struct exec_sink){write_live, NULL},
+	};
+	struct exec_res res;
+	int rc = ws_exec(a, ws, &rq, &res, e);
+	if (rc == 0 && res.outcome == EXEC_NO_CWD)
+		rc = a->cwd ? err_set(e, ERR_USAGE, "--cwd %s: no such directory in the workspace", a->cwd)
+			    : err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
+				      ws->workdir ? ws->workdir : "");
+	if (rc == 0) {
+		rc = outcome_status(a, &res);
+		if (a->json)
+			print_exec_json(ws->name, &res, rc, &cap);
+	} else if (e->kind != ERR_USAGE) {
+		/* A failure of the workspace is never a command's status. */
+		e->kind = ERR_WORKSPACE;
+	}
+	sbuf_free(&res.engine_err);
+	capture_free(&cap.out);
+	capture_free(&cap.err);
+	strvec_clear(&cmd);
+	return rc;
+}
+
+static int check_command(struct app *a, struct err *e)
+{
+	if (a->shell && a->args.n)
+		return err_set(e, ERR_USAGE, "give either -c TEXT or a command after --, not both");
+	if (!a->shell && !a->args.n)
+		return err_set(e, ERR_USAGE, "no command: give one after --, or shell text with -c");
+	return 0;
+}
+
+static struct exec_sink setup_sink(void)
+{
+	return (struct exec_sink){write_stderr, NULL};
+}
+
+int cmd_exec(struct app *a, struct err *e)
+{
+	if (check_command(a, e) < 0)
+		return -1;
+	struct ws ws;
+	if (a->ref) {
+		if (ws_attach(a, a->ref, true, &ws, e) < 0)
+			return -1;
+	} else {
+		if (ws_create(a, setup_sink(), &ws, e) < 0) {
+			e->kind = e->kind == ERR_USAGE ? ERR_USAGE : ERR_WORKSPACE;
+			return -1;
+		}
+		if (!a->json)
+			fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n",
+				ws.name, ws.name);
+	}
+	int rc = exec_in(a, &ws, e);
+	ws_free(&ws);
+	return rc;
+}
+
+int cmd_run(struct app *a, struct err *e)
+{
+	if (check_command(a, e) < 0)
+		return -1;
+	struct ws ws;
+	if (ws_create(a, setup_sink(), &ws, e) < 0) {
+		e->kind = e->kind == ERR_USAGE ? ERR_USAGE : ERR_WORKSPACE;
+		return -1;
+	}
+	int rc = -1;
+	if (spawn_interrupted)
+		err_set(e, ERR_WORKSPACE, "interrupted");
+	else
+		rc = exec_in(a, &ws, e);
+	/* Whatever happened, nothing is left behind: a signal that arrived
+	 * meanwhile must not stop the removal. */
+	sig_atomic_t saved = spawn_interrupted;
+	spawn_interrupted = 0;
+	struct err rm_err = {0};
+	if (ws_remove(a, ws.id, &rm_err) < 0)
+		fprintf(stderr, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
+			rm_err.msg, ws.name);
+	ws_forget(a, ws.name);
+	spawn_interrupted = saved;
+	ws_free(&ws);
+	return rc;
+}

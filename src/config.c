@@ -1,0 +1,297 @@
+/* config.c: see config.h. */
+/* realpath(3) is XSI. */
+#define _XOPEN_SOURCE 700
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cfg_init(struct cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->engine = xstrdup("docker");
+	c->workdir = xstrdup(CFG_DEFAULT_WORKDIR);
+	c->network = xstrdup(CFG_DEFAULT_NETWORK);
+	c->pids_limit = CFG_DEFAULT_PIDS_LIMIT;
+	c->max_output = CFG_DEFAULT_MAX_OUTPUT;
+}
+
+void cfg_free(struct cfg *c)
+{
+	free(c->engine);
+	free(c->image);
+	free(c->workdir);
+	free(c->network);
+	for (size_t i = 0; i < c->nmounts; i++) {
+		free(c->mounts[i].host);
+		free(c->mounts[i].ctr);
+	}
+	free(c->mounts);
+	free(c->memory);
+	free(c->cpus);
+	free(c->user);
+	strvec_clear(&c->env);
+	free(c->setup);
+	free(c->name);
+	memset(c, 0, sizeof(*c));
+}
+
+static void replace(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = xstrdup(value);
+}
+
+bool cfg_valid_env_name(const char *s, size_t n)
+{
+	if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
+			(s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* Docker's own rule for names, [a-zA-Z0-9][a-zA-Z0-9_.-]*: it cannot start
+ * with '-', so a name is never read as an option. */
+bool cfg_valid_container_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 128)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+		if (!alnum && (i == 0 || !strchr("_.-", ch)))
+			return false;
+	}
+	return true;
+}
+
+/* A word the engine gets as a flag value: no control bytes, no leading
+ * '-' (so it cannot be read as an option), not empty. */
+static bool plain_word(const char *s)
+{
+	return *s && *s != '-' && !has_control(s) && !strchr(s, ' ');
+}
+
+static bool charset_only(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		char ch = *s;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || strchr(extra, ch)))
+			return false;
+	}
+	return true;
+}
+
+static int set_absdir(char **slot, const char *key, const char *v, struct err *e)
+{
+	if (v[0] != '/' || has_control(v) || strchr(v, ','))
+		return err_set(e, ERR_USAGE,
+			       "%s '%s' must be an absolute path in the container, without commas or control characters",
+			       key, v);
+	replace(slot, v);
+	return 0;
+}
+
+/* HOST_DIR[:CTR_DIR[:ro]] into the engine's --mount syntax. A relative
+ * host path is resolved here, against the caller's directory. */
+static int add_mount(struct cfg *c, const char *v, struct err *e)
+{
+	char *spec = xstrdup(v);
+	char *host = spec, *ctr = NULL, *mode = NULL;
+	char *colon = strchr(spec, ':');
+	if (colon) {
+		*colon = '\0';
+		ctr = colon + 1;
+		colon = strchr(ctr, ':');
+		if (colon) {
+			*colon = '\0';
+			mode = colon + 1;
+		}
+	}
+	int rc = -1;
+	char *abs = NULL;
+	if (!*host || has_control(v) || strchr(v, ','))
+		err_set(e, ERR_USAGE, "mount '%s': expected HOST_DIR[:CTR_DIR[:ro]], without commas or control characters", v);
+	else if (ctr && *ctr && ctr[0] != '/')
+		err_set(e, ERR_USAGE, "mount '%s': the container directory must be absolute", v);
+	else if (mode && strcmp(mode, "ro") != 0)
+		err_set(e, ERR_USAGE, "mount '%s': the only mode is 'ro'", v);
+	else if (host[0] != '/' && !(abs = realpath(host, NULL)))
+		err_set(e, ERR_USAGE, "mount '%s': %s: %s", v, host, strerror(errno));
+	else {
+		/* No CTR_DIR means the workdir, resolved when the argv is built,
+		 * since --workdir may come later. */
+		c->mounts = xrealloc(c->mounts, (c->nmounts + 1) * sizeof(*c->mounts));
+		c->mounts[c->nmounts++] = (struct cfg_mount){
+			.host = xstrdup(abs ? abs : host),
+			.ctr = ctr && *ctr ? xstrdup(ctr) : NULL,
+			.ro = mode != NULL,
+		};
+		rc = 0;
+	}
+	free(abs);
+	free(spec);
+	return rc;
+}
+
+int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *e)
+{
+	size_t n = strlen(name);
+	if (!cfg_valid_env_name(name, n))
+		return err_set(e, ERR_USAGE, "env: '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", name);
+	for (size_t i = 0; i < c->env.n; i++) {
+		if (strncmp(c->env.v[i], name, n) == 0 && c->env.v[i][n] == '=') {
+			free(c->env.v[i]);
+			c->env.v[i] = xasprintf("%s=%s", name, value);
+			return 0;
+		}
+	}
+	strvec_pushf(&c->env, "%s=%s", name, value);
+	return 0;
+}
+
+static int set_env_pair(struct cfg *c, const char *v, struct err *e)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq)
+		return err_set(e, ERR_USAGE, "env '%s': expected NAME=VALUE", v);
+	char *name = xstrndup(v, (size_t)(eq - v));
+	int rc = cfg_set_env(c, name, eq + 1, e);
+	free(name);
+	return rc;
+}
+
+int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
+{
+	long n;
+	if (strcmp(key, "engine") == 0) {
+		if (!*v || has_control(v) || (v[0] != '/' && strchr(v, '/')))
+			return err_set(e, ERR_USAGE, "engine '%s': expected docker, podman or an absolute path", v);
+		replace(&c->engine, v);
+	} else if (strcmp(key, "image") == 0) {
+		if (!plain_word(v))
+			return err_set(e, ERR_USAGE, "image '%s': an image name cannot be empty, start with '-' or hold spaces or control characters", v);
+		replace(&c->image, v);
+	} else if (strcmp(key, "workdir") == 0) {
+		return set_absdir(&c->workdir, key, v, e);
+	} else if (strcmp(key, "network") == 0) {
+		if (*v == '-' || !charset_only(v, "_.-"))
+			return err_set(e, ERR_USAGE, "network '%s': expected none, bridge or a network name", v);
+		replace(&c->network, v);
+	} else if (strcmp(key, "mount") == 0) {
+		return add_mount(c, v, e);
+	} else if (strcmp(key, "memory") == 0) {
+		size_t len = strlen(v);
+		if (len == 0 || len > 20 || !charset_only(v, "") ||
+		    (strspn(v, "0123456789") != len &&
+		     (strspn(v, "0123456789") != len - 1 || !strchr("bkmgBKMG", v[len - 1]))))
+			return err_set(e, ERR_USAGE, "memory '%s': expected a size like 512m or 2g", v);
+		replace(&c->memory, v);
+	} else if (strcmp(key, "cpus") == 0) {
+		double d;
+		if (!parse_seconds(v, &d) || d <= 0)
+			return err_set(e, ERR_USAGE, "cpus '%s': expected a positive number like 1.5", v);
+		replace(&c->cpus, v);
+	} else if (strcmp(key, "pids_limit") == 0) {
+		if (!parse_long(v, -1, 4194304, &n) || n == 0)
+			return err_set(e, ERR_USAGE, "pids_limit '%s': expected a positive number, or -1 for no limit", v);
+		c->pids_limit = n;
+	} else if (strcmp(key, "user") == 0) {
+		if (*v == '-' || !charset_only(v, "_.:-"))
+			return err_set(e, ERR_USAGE, "user '%s': expected NAME, UID or UID:GID", v);
+		replace(&c->user, v);
+	} else if (strcmp(key, "env") == 0) {
+		return set_env_pair(c, v, e);
+	} else if (strcmp(key, "setup") == 0) {
+		if (!*v)
+			return err_set(e, ERR_USAGE, "setup: the command is empty");
+		replace(&c->setup, v);
+	} else if (strcmp(key, "name") == 0) {
+		if (!cfg_valid_container_name(v))
+			return err_set(e, ERR_USAGE, "name '%s': expected [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most 128 characters", v);
+		replace(&c->name, v);
+	} else if (strcmp(key, "timeout") == 0) {
+		if (!parse_seconds(v, &c->timeout))
+			return err_set(e, ERR_USAGE, "timeout '%s': expected seconds, like 30 or 0.5 (0: none)", v);
+	} else if (strcmp(key, "max_output") == 0) {
+		if (!parse_long(v, 1, 1L << 40, &n))
+			return err_set(e, ERR_USAGE, "max_output '%s': expected a positive number of bytes", v);
+		c->max_output = n;
+	} else {
+		return err_set(e, ERR_CONFIG, "unknown key '%s'", key);
+	}
+	return 0;
+}
+
+struct load_ctx {
+	struct cfg *cfg;
+	struct err *err;
+	int failed;
+};
+
+static int on_ini_entry(void *user, const char *section, const char *name,
+			const char *value)
+{
+	struct load_ctx *lc = user;
+	struct err *e = lc->err;
+	/* inih goes on after an error and reports the first one's line: keep
+	 * that error's message, and apply nothing after it. */
+	if (lc->failed || !name)
+		return 1;
+	int rc;
+	if (strcmp(section, "sandbox") == 0 && strcmp(name, "env") == 0)
+		rc = err_set(e, ERR_CONFIG, "put variables in the [env] section");
+	else if (strcmp(section, "sandbox") == 0)
+		rc = cfg_set(lc->cfg, name, value, e);
+	else if (strcmp(section, "env") == 0)
+		rc = cfg_set_env(lc->cfg, name, value, e);
+	else
+		rc = err_set(e, ERR_CONFIG, "unknown section [%s]; expected [sandbox] or [env]", section);
+	lc->failed = rc < 0;
+	return rc < 0 ? 0 : 1;
+}
+
+int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_CONFIG, "%s: not a regular file", path);
+	/* The file chooses the image, mounts and engine: one anybody can
+	 * write is a way into the caller's account. */
+	if (st.st_mode & S_IWOTH)
+		return err_set(e, ERR_CONFIG, "%s: writable by everyone; run chmod o-w on it", path);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));
+	struct err inner = {0};
+	struct load_ctx lc = {.cfg = c, .err = &inner};
+	int line = ini_parse_file(f, on_ini_entry, &lc);
+	fclose(f);
+	if (line == 0)
+		return 0;
+	if (line < 0)
+		return err_set(e, ERR_CONFIG, "%s: cannot read the file", path);
+	if (inner.kind == ERR_NONE)
+		return err_set(e, ERR_CONFIG, "%s:%d: syntax error; expected 'key = value' or '[section]'", path, line);
+	return err_set(e, ERR_CONFIG, "%s:%d: %s", path, line, inner.msg);
+}

@@ -1,0 +1,61 @@
+/* config.h: the settings of a workspace and of its commands, from
+ * sandbox.ini and from the command line. Both sources go through
+ * cfg_set(), so every create option is a config key by construction and
+ * is checked the same way wherever it comes from. */
+#ifndef SANDBOX_CONFIG_H
+#define SANDBOX_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "util.h"
+
+#define CFG_DEFAULT_WORKDIR "/workspace"
+#define CFG_DEFAULT_NETWORK "none"
+#define CFG_DEFAULT_PIDS_LIMIT 2048
+#define CFG_DEFAULT_MAX_OUTPUT (1024 * 1024)
+
+/* A bind mount; ctr NULL means the workdir, whatever it ends up being. */
+struct cfg_mount {
+	char *host;
+	char *ctr;
+	bool ro;
+};
+
+struct cfg {
+	char *engine;       /* "docker", "podman" or a path */
+	char *image;
+	char *workdir;
+	char *network;
+	struct cfg_mount *mounts;
+	size_t nmounts;
+	char *memory;
+	char *cpus;
+	long pids_limit;    /* -1: no limit */
+	char *user;
+	struct strvec env;  /* K=V, one entry per name */
+	char *setup;
+	char *name;
+	double timeout;     /* seconds; 0: none */
+	long max_output;    /* bytes per stream kept in JSON */
+};
+
+void cfg_init(struct cfg *c);
+void cfg_free(struct cfg *c);
+
+/* Sets one key ("image", "pids_limit", "env" with "K=V", ...), checking
+ * the value. Returns -1 with a message naming the key otherwise. */
+int cfg_set(struct cfg *c, const char *key, const char *value, struct err *e);
+/* Adds or replaces K=V in the environment list, checking K. */
+int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *e);
+
+/* Loads an ini file: [sandbox] keys and [env] variables. A missing file
+ * is an error only when must_exist. Errors carry file:line. */
+int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e);
+
+/* Checks shared by the config and the command line. */
+bool cfg_valid_env_name(const char *s, size_t n);
+bool cfg_valid_container_name(const char *s);
+
+#endif

@@ -1,0 +1,184 @@
+/* engine.c: see engine.h. */
+#include "engine.h"
+
+#include <string.h>
+
+#include "scripts.h"
+#include "version.h"
+
+static bool is_flag(const char *arg, const char *flag)
+{
+	size_t n = strlen(flag);
+	return strncmp(arg, flag, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* True if a short-option cluster ("-dl x", "-itl") holds the letter c
+ * before an option that takes a value swallows the rest. Only -d, -i, -t,
+ * -P and -q are boolean in docker and podman run. */
+static bool short_cluster_has(const char *arg, char c)
+{
+	if (arg[0] != '-' || arg[1] == '-' || arg[1] == '\0')
+		return false;
+	for (const char *p = arg + 1; *p; p++) {
+		if (*p == c)
+			return true;
+		if (!strchr("ditPq", *p))
+			return false;
+	}
+	return false;
+}
+
+struct extra_scan {
+	bool network, pids_limit;
+};
+
+static int scan_extra(char *const *extra, size_t n, struct extra_scan *sc,
+		      struct err *e)
+{
+	static const char *const owned[] = {"--name", "--label", "--label-file",
+					    "--entrypoint"};
+	memset(sc, 0, sizeof(*sc));
+	for (size_t i = 0; i < n; i++) {
+		const char *a = extra[i];
+		if (strcmp(a, "--") == 0)
+			return err_set(e, ERR_USAGE, "engine run arguments cannot hold '--': the image comes from --image");
+		for (size_t k = 0; k < ARRAY_LEN(owned); k++)
+			if (is_flag(a, owned[k]))
+				return err_set(e, ERR_USAGE, "engine run argument '%s' is not allowed: sandbox sets the name, labels and entrypoint (use --name for the name)", owned[k]);
+		if (short_cluster_has(a, 'l'))
+			return err_set(e, ERR_USAGE, "engine run argument '%s' is not allowed: sandbox sets the labels", a);
+		if (is_flag(a, "--network") || is_flag(a, "--net"))
+			sc->network = true;
+		if (is_flag(a, "--pids-limit"))
+			sc->pids_limit = true;
+	}
+	return 0;
+}
+
+int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
+		    const char *name, long long created, char *const *extra,
+		    size_t nextra, struct err *e)
+{
+	struct extra_scan sc;
+	if (scan_extra(extra, nextra, &sc, e) < 0)
+		return -1;
+	if (sc.network && strcmp(cfg->network, CFG_DEFAULT_NETWORK) != 0)
+		return err_set(e, ERR_USAGE, "--network %s conflicts with a --network in the engine run arguments; give only one", cfg->network);
+	if (!cfg->image)
+		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
+
+	strvec_push(out, engine);
+	strvec_push(out, "run");
+	strvec_push(out, "--detach");
+	strvec_pushf(out, "--name=%s", name);
+	strvec_pushf(out, "--label=%s=true", LABEL_WORKSPACE);
+	strvec_pushf(out, "--label=%s=%lld", LABEL_CREATED, created);
+	strvec_pushf(out, "--label=%s=%s", LABEL_VERSION, SANDBOX_VERSION);
+	strvec_push(out, "--init");
+	strvec_push(out, "--entrypoint=sh");
+	if (!sc.network)
+		strvec_pushf(out, "--network=%s", cfg->network);
+	if (!sc.pids_limit)
+		strvec_pushf(out, "--pids-limit=%ld", cfg->pids_limit);
+	/* Not --workdir: podman refuses one the image lacks. The label tells
+	 * every exec where to start (and to create it when missing). */
+	strvec_pushf(out, "--label=%s=%s", LABEL_WORKDIR, cfg->workdir);
+	if (cfg->memory)
+		strvec_pushf(out, "--memory=%s", cfg->memory);
+	if (cfg->cpus)
+		strvec_pushf(out, "--cpus=%s", cfg->cpus);
+	if (cfg->user)
+		strvec_pushf(out, "--user=%s", cfg->user);
+	for (size_t i = 0; i < cfg->env.n; i++)
+		strvec_pushf(out, "--env=%s", cfg->env.v[i]);
+	for (size_t i = 0; i < cfg->nmounts; i++) {
+		const struct cfg_mount *m = &cfg->mounts[i];
+		strvec_pushf(out, "--mount=type=bind,source=%s,target=%s%s", m->host,
+			     m->ctr ? m->ctr : cfg->workdir, m->ro ? ",readonly" : "");
+	}
+	strvec_push_all(out, extra, nextra);
+	strvec_push(out, "--");
+	strvec_push(out, cfg->image);
+	strvec_push(out, "-c");
+	strvec_push(out, SCRIPT_KEEPALIVE);
+	return 0;
+}
+
+void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
+		      char *const *env, size_t nenv, bool interactive,
+		      char *const *cmd, size_t ncmd)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "exec");
+	if (interactive)
+		strvec_push(out, "--interactive");
+	for (size_t i = 0; i < nenv; i++)
+		strvec_pushf(out, "--env=%s", env[i]);
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+	strvec_push_all(out, cmd, ncmd);
+}
+
+void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--format={{.Id}}\t{{.State.Running}}\t{{index .Config.Labels \""
+			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+}
+
+void engine_describe_argv(struct strvec *out, const char *engine,
+			  char *const *ids, size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
+			 "{{index .Config.Labels \"" LABEL_CREATED "\"}}");
+	strvec_push(out, "--");
+	strvec_push_all(out, ids, n);
+}
+
+void engine_ps_argv(struct strvec *out, const char *engine)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "ps");
+	strvec_push(out, "--all");
+	strvec_push(out, "--quiet");
+	strvec_push(out, "--no-trunc");
+	strvec_push(out, "--filter=label=" LABEL_WORKSPACE "=true");
+}
+
+void engine_start_argv(struct strvec *out, const char *engine, const char *ctr)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "start");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+}
+
+void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr)
+{
+	/* The keep-alive stops at once on SIGTERM; -t 1 bounds the wait
+	 * should anything in the container hold it up. */
+	strvec_push(out, engine);
+	strvec_push(out, "stop");
+	strvec_push(out, "-t");
+	strvec_push(out, "1");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+}
+
+void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
+		    size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "rm");
+	strvec_push(out, "--force");
+	strvec_push(out, "--volumes");
+	strvec_push(out, "--");
+	strvec_push_all(out, ids, n);
+}

@@ -1,0 +1,45 @@
+/* engine.h: every argument vector given to docker or podman is built
+ * here, and only here. Pure functions: no I/O, so each one is unit-tested
+ * against golden vectors. Values from the user go after `--` or as
+ * --flag=value, so none of them can be read as an option. */
+#ifndef SANDBOX_ENGINE_H
+#define SANDBOX_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+#include "util.h"
+
+#define LABEL_WORKSPACE "sandbox.workspace"
+#define LABEL_CREATED "sandbox.created"
+#define LABEL_VERSION "sandbox.version"
+#define LABEL_WORKDIR "sandbox.workdir"
+
+/* `run --detach` for a new workspace. extra are the user's own engine run
+ * arguments: refused when they would change the name, the labels or the
+ * entrypoint, or bring a --network next to a non-default one. */
+int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
+		    const char *name, long long created, char *const *extra,
+		    size_t nextra, struct err *e);
+
+/* `exec [-i] --env=K=V... -- CTR CMD...`. */
+void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
+		      char *const *env, size_t nenv, bool interactive,
+		      char *const *cmd, size_t ncmd);
+
+/* `inspect` of one container: "ID\tRUNNING\tLABEL\tWORKDIR" on one line. */
+void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr);
+/* `inspect` of several: "ID\tNAME\tSTATE\tIMAGE\tCREATED" per line. */
+void engine_describe_argv(struct strvec *out, const char *engine,
+			  char *const *ids, size_t n);
+/* `ps` listing the full IDs of every workspace, by label. */
+void engine_ps_argv(struct strvec *out, const char *engine);
+void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);
+void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr);
+/* `rm --force --volumes`: also the container's anonymous volumes. */
+void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
+		    size_t n);
+
+#endif

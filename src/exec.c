@@ -1,0 +1,262 @@
+/* exec.c: see exec.h. */
+#include "exec.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "marker.h"
+#include "scripts.h"
+#include "spawn.h"
+
+/* After both done markers, how long the engine client gets to close its
+ * pipes before we stop waiting: only a background process that holds
+ * them (Docker waits for it) makes us wait this long. */
+#define GRACE_MS 250
+/* What we keep of the engine's own words when the command never started. */
+#define ENGINE_ERR_MAX 4096
+
+/* Per-stream state: the marker scanner and what it found. */
+struct stream {
+	struct exec_state *st;
+	int num; /* 1 or 2 */
+	struct marker_scan scan;
+	bool done;
+	int status;
+};
+
+struct exec_state {
+	const struct exec_req *rq;
+	struct exec_res *res;
+	struct stream s[2];
+	bool ready, nocwd, broken_pipe;
+};
+
+static void on_data(void *ctx, const char *buf, size_t n)
+{
+	struct stream *s = ctx;
+	struct exec_state *st = s->st;
+	if (s->done || st->broken_pipe)
+		return; /* a background process's output, after the command */
+	if (s->num == 2 && !st->ready) {
+		struct sbuf *eb = &st->res->engine_err;
+		if (eb->len < ENGINE_ERR_MAX)
+			sbuf_add(eb, buf, n < ENGINE_ERR_MAX - eb->len ? n : ENGINE_ERR_MAX - eb->len);
+		return;
+	}
+	if (st->rq->sink.write(st->rq->sink.ctx, s->num, buf, n) < 0)
+		st->broken_pipe = true;
+}
+
+static void on_marker(void *ctx, const char *word)
+{
+	struct stream *s = ctx;
+	long v;
+	if (strcmp(word, "ready") == 0 && s->num == 2)
+		s->st->ready = true;
+	else if (strcmp(word, "nocwd") == 0 && s->num == 2)
+		s->st->nocwd = true;
+	else if (strncmp(word, "done:", 5) == 0 && parse_long(word + 5, 0, 255, &v)) {
+		s->done = true;
+		s->status = (int)v;
+	}
+}
+
+/* Reads one chunk of stream s from fd; false at EOF. */
+static bool pump(struct stream *s, int fd)
+{
+	char buf[65536];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	if (r < 0)
+		return errno == EINTR;
+	if (r == 0)
+		return false;
+	struct marker_sink sink = {on_data, on_marker, s};
+	marker_feed(&s->scan, buf, (size_t)r, &sink);
+	return true;
+}
+
+/* Kills the command's process group in the container. Runs even when we
+ * were interrupted: a second signal abandons it. */
+static void cancel_in_container(const struct exec_req *rq, const char *tag)
+{
+	struct strvec argv = {0};
+	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sh", (char *)tag};
+	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
+	sig_atomic_t saved = spawn_interrupted;
+	spawn_interrupted = 0;
+	proc_run(strvec_argv(&argv), rq->envp, NULL, NULL, NULL);
+	if (!spawn_interrupted)
+		spawn_interrupted = saved;
+	strvec_clear(&argv);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
+{
+	char tag[MARKER_TAG_LEN + 1];
+	if (random_hex(tag, MARKER_TAG_LEN) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+
+	struct strvec cmd = {0}, argv = {0};
+	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "-c");
+	strvec_push(&cmd, SCRIPT_EXEC);
+	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, tag);
+	strvec_push(&cmd, rq->workdir ? rq->workdir : "");
+	/* A leading '-' would make cd read an option. */
+	if (rq->cwd && rq->cwd[0] == '-')
+		strvec_pushf(&cmd, "./%s", rq->cwd);
+	else
+		strvec_push(&cmd, rq->cwd ? rq->cwd : "");
+	strvec_push_all(&cmd, rq->cmd, rq->ncmd);
+	engine_exec_argv(&argv, rq->engine, rq->ctr, rq->env, rq->nenv, rq->interactive,
+			 cmd.v, cmd.n);
+	strvec_clear(&cmd);
+
+	memset(res, 0, sizeof(*res));
+	struct exec_state st = {.rq = rq, .res = res};
+	for (int i = 0; i < 2; i++) {
+		st.s[i].st = &st;
+		st.s[i].num = i + 1;
+		marker_init(&st.s[i].scan, tag);
+	}
+
+	long long start = now_ms();
+	struct proc p;
+	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp,
+			    rq->interactive ? IO_INHERIT : IO_NULL, IO_PIPE, IO_PIPE, e);
+	strvec_clear(&argv);
+	if (rc < 0)
+		return -1;
+
+	long long deadline = rq->timeout > 0 ? start + (long long)(rq->timeout * 1000) : -1;
+	long long grace_end = -1;
+	enum exec_outcome cancelled = EXEC_DONE; /* EXEC_DONE: not cancelled */
+	int fds[2] = {p.out, p.err};
+	p.out = p.err = -1;
+
+	while (fds[0] >= 0 || fds[1] >= 0) {
+		long long now = now_ms();
+		if (st.s[0].done && st.s[1].done && grace_end < 0)
+			grace_end = now + GRACE_MS;
+		if (grace_end >= 0 && now >= grace_end)
+			break;
+		if (spawn_interrupted)
+			cancelled = EXEC_INTERRUPTED;
+		else if (st.broken_pipe)
+			cancelled = EXEC_PIPE;
+		else if (deadline >= 0 && now >= deadline)
+			cancelled = EXEC_TIMED_OUT;
+		if (cancelled != EXEC_DONE)
+			break;
+		long long until = grace_end >= 0 ? grace_end : deadline;
+		int wait = until < 0 ? -1 : (int)(until - now);
+		struct pollfd pfd[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+		if (poll(pfd, 2, wait) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0 && pfd[i].revents && !pump(&st.s[i], fds[i]))
+				close_fd(&fds[i]);
+	}
+
+	bool both_done = st.s[0].done && st.s[1].done;
+	if (cancelled != EXEC_DONE && !both_done)
+		cancel_in_container(rq, tag);
+	/* Still open: a background process holds the pipes (or we cancelled);
+	 * the command is over, so the local client has nothing left to do. */
+	bool killed = fds[0] >= 0 || fds[1] >= 0;
+	if (killed)
+		kill(p.pid, SIGKILL);
+	close_fd(&fds[0]);
+	close_fd(&fds[1]);
+	int engine_status = proc_wait(&p);
+	res->duration_ms = now_ms() - start;
+
+	/* Held-back bytes that turned out not to be a marker are output. */
+	for (int i = 0; i < 2; i++) {
+		struct marker_sink sink = {on_data, on_marker, &st.s[i]};
+		marker_flush(&st.s[i].scan, &sink);
+	}
+
+	if (both_done) {
+		res->outcome = EXEC_DONE;
+		/* The wrapper exits with the command's status, so the engine's
+		 * code, when we let it finish, is the same number from a source
+		 * the command cannot forge; the marker covers the early return. */
+		res->status = !killed && engine_status >= 0 ? engine_status : st.s[1].status;
+	} else if (cancelled != EXEC_DONE) {
+		res->outcome = cancelled;
+	} else if (st.nocwd) {
+		res->outcome = EXEC_NO_CWD;
+	} else if (!st.ready) {
+		res->outcome = EXEC_NOT_STARTED;
+		res->status = engine_status;
+		sbuf_rtrim(&res->engine_err);
+	} else {
+		res->outcome = EXEC_LOST;
+		res->status = engine_status;
+	}
+	return 0;
+}
+
+void capture_init(struct capture *c, size_t max)
+{
+	memset(c, 0, sizeof(*c));
+	c->max = max;
+	c->tailcap = max - max / 2;
+	c->tail = xmalloc(c->tailcap ? c->tailcap : 1);
+}
+
+void capture_add(struct capture *c, const char *buf, size_t n)
+{
+	c->total += n;
+	size_t headroom = c->max / 2 - c->head.len;
+	size_t take = n < headroom ? n : headroom;
+	sbuf_add(&c->head, buf, take);
+	buf += take;
+	n -= take;
+	if (c->tailcap == 0 || n == 0)
+		return;
+	if (n > c->tailcap) {
+		buf += n - c->tailcap;
+		n = c->tailcap;
+	}
+	c->taillen = c->taillen + n > c->tailcap ? c->tailcap : c->taillen + n;
+	while (n) {
+		size_t run = c->tailcap - c->tailpos < n ? c->tailcap - c->tailpos : n;
+		memcpy(c->tail + c->tailpos, buf, run);
+		c->tailpos = (c->tailpos + run) % c->tailcap;
+		buf += run;
+		n -= run;
+	}
+}
+
+bool capture_get(const struct capture *c, struct sbuf *out)
+{
+	sbuf_add(out, c->head.buf ? c->head.buf : "", c->head.len);
+	size_t first = (c->tailpos + c->tailcap - c->taillen) % (c->tailcap ? c->tailcap : 1);
+	for (size_t i = 0; i < c->taillen; i++)
+		sbuf_addc(out, c->tail[(first + i) % c->tailcap]);
+	return c->total > c->head.len + c->taillen;
+}
+
+void capture_free(struct capture *c)
+{
+	sbuf_free(&c->head);
+	free(c->tail);
+	c->tail = NULL;
+}

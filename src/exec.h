@@ -1,0 +1,72 @@
+/* exec.h: runs one command in a workspace through `engine exec` and the
+ * SCRIPT_EXEC wrapper, and tells the command's own fate apart from the
+ * engine's: did it start, did it finish and with what status, did it time
+ * out. On a timeout or an interrupt the command's process group is killed
+ * inside the container, not only our local engine client. */
+#ifndef SANDBOX_EXEC_H
+#define SANDBOX_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "util.h"
+
+/* Where the command's output goes: stream 1 or 2. Returns -1 when the
+ * reader went away (a closed pipe), which stops the command. */
+struct exec_sink {
+	int (*write)(void *ctx, int stream, const char *buf, size_t n);
+	void *ctx;
+};
+
+struct exec_req {
+	const char *engine;    /* absolute path */
+	char *const *envp;     /* the engine's environment */
+	const char *ctr;       /* container ID or name */
+	char *const *env;      /* K=V for this command */
+	size_t nenv;
+	const char *workdir;   /* the workspace's; NULL: the container's own */
+	const char *cwd;       /* NULL: the workdir; relative: under it */
+	char *const *cmd;
+	size_t ncmd;
+	bool interactive;      /* the command reads our stdin */
+	double timeout;        /* seconds; 0: none */
+	struct exec_sink sink;
+};
+
+enum exec_outcome {
+	EXEC_DONE,        /* the command ran; status is its own */
+	EXEC_NOT_STARTED, /* the engine failed before the command started */
+	EXEC_NO_CWD,      /* the working directory does not exist */
+	EXEC_LOST,        /* started, then the container went away */
+	EXEC_TIMED_OUT,   /* killed in the container after the timeout */
+	EXEC_INTERRUPTED, /* killed in the container on a signal to us */
+	EXEC_PIPE,        /* killed in the container: our stdout was closed */
+};
+
+struct exec_res {
+	enum exec_outcome outcome;
+	int status;             /* with EXEC_DONE */
+	struct sbuf engine_err; /* what the engine said, when not started */
+	long long duration_ms;
+};
+
+/* Returns 0 when the outcome is known (see res), or -1 with e set when
+ * the engine could not even be run. */
+int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e);
+
+/* A sink that keeps the first and last max/2 bytes of each stream. */
+struct capture {
+	struct sbuf head;
+	char *tail; /* ring of tailcap bytes */
+	size_t tailcap, tailpos, taillen;
+	size_t max;
+	unsigned long long total;
+};
+void capture_init(struct capture *c, size_t max);
+void capture_add(struct capture *c, const char *buf, size_t n);
+/* The kept bytes, head then tail, into out; true if some were cut. */
+bool capture_get(const struct capture *c, struct sbuf *out);
+void capture_free(struct capture *c);
+
+#endif

@@ -1,0 +1,141 @@
+/* json.c: see json.h. */
+#include "json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void comma(struct json *j)
+{
+	if (j->need_comma)
+		sbuf_addc(&j->out, ',');
+	j->need_comma = true;
+}
+
+void json_obj_open(struct json *j)
+{
+	comma(j);
+	sbuf_addc(&j->out, '{');
+	j->need_comma = false;
+}
+
+void json_obj_close(struct json *j)
+{
+	sbuf_addc(&j->out, '}');
+	j->need_comma = true;
+}
+
+void json_arr_open(struct json *j)
+{
+	comma(j);
+	sbuf_addc(&j->out, '[');
+	j->need_comma = false;
+}
+
+void json_arr_close(struct json *j)
+{
+	sbuf_addc(&j->out, ']');
+	j->need_comma = true;
+}
+
+void json_key(struct json *j, const char *key)
+{
+	comma(j);
+	json_quote(&j->out, key, strlen(key));
+	sbuf_addc(&j->out, ':');
+	j->need_comma = false;
+}
+
+void json_str(struct json *j, const char *s)
+{
+	json_strn(j, s, strlen(s));
+}
+
+void json_strn(struct json *j, const char *s, size_t n)
+{
+	comma(j);
+	json_quote(&j->out, s, n);
+}
+
+void json_int(struct json *j, long long v)
+{
+	comma(j);
+	sbuf_addf(&j->out, "%lld", v);
+}
+
+void json_bool(struct json *j, bool v)
+{
+	comma(j);
+	sbuf_adds(&j->out, v ? "true" : "false");
+}
+
+void json_null(struct json *j)
+{
+	comma(j);
+	sbuf_adds(&j->out, "null");
+}
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+void json_quote(struct sbuf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	sbuf_addc(out, '"');
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			sbuf_addc(out, '\\');
+			sbuf_addc(out, (char)c);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			switch (c) {
+			case '\n': sbuf_adds(out, "\\n"); break;
+			case '\t': sbuf_adds(out, "\\t"); break;
+			case '\r': sbuf_adds(out, "\\r"); break;
+			default: sbuf_addf(out, "\\u%04x", c); break;
+			}
+			i++;
+		} else {
+			size_t len = utf8_len(p + i, n - i);
+			if (len == 0) {
+				sbuf_adds(out, "\\ufffd");
+				i++;
+			} else {
+				sbuf_add(out, p + i, len);
+				i += len;
+			}
+		}
+	}
+	sbuf_addc(out, '"');
+}

@@ -1,0 +1,32 @@
+/* json.h: a small JSON writer into an sbuf. Strings are written from raw
+ * bytes; invalid UTF-8 becomes U+FFFD so the output is always valid JSON. */
+#ifndef SANDBOX_JSON_H
+#define SANDBOX_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* Tracks whether a comma is due; nesting is up to the caller. */
+struct json {
+	struct sbuf out;
+	bool need_comma;
+};
+
+void json_obj_open(struct json *j);
+void json_obj_close(struct json *j);
+void json_arr_open(struct json *j);
+void json_arr_close(struct json *j);
+/* Starts a member: writes "key": (with a comma when due). */
+void json_key(struct json *j, const char *key);
+void json_str(struct json *j, const char *s);
+void json_strn(struct json *j, const char *s, size_t n);
+void json_int(struct json *j, long long v);
+void json_bool(struct json *j, bool v);
+void json_null(struct json *j);
+
+/* Appends bytes as a JSON string literal, quotes included. */
+void json_quote(struct sbuf *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,440 @@
+/* main.c: the command table, option parsing (global options before and
+ * after the command name), config loading, engine resolution, and the one
+ * place that reports errors and picks the exit status. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "envp.h"
+#include "json.h"
+#include "spawn.h"
+#include "version.h"
+
+extern char **environ;
+
+enum opt_id {
+	O_KEY, O_WS, O_JSON, O_CONFIG, O_VERBOSE, O_HELP, O_VERSION,
+	O_SHELL, O_CWD, O_INTERACTIVE, O_ALL, O_STOPPED, O_OLDER,
+};
+
+/* Which commands take an option. */
+enum {
+	G_ALL = 1, G_CREATE = 2, G_EXEC = 4, G_PRUNE = 8, G_DESTROY = 16,
+};
+
+struct optdef {
+	const char *lng;
+	char shrt;
+	bool arg;
+	unsigned groups;
+	enum opt_id id;
+	const char *key; /* the config key, for O_KEY */
+};
+
+static const struct optdef opts[] = {
+	{"workspace", 'w', true, G_ALL, O_WS, NULL},
+	{"engine", 0, true, G_ALL, O_KEY, "engine"},
+	{"json", 0, false, G_ALL, O_JSON, NULL},
+	{"config", 'c', true, G_ALL, O_CONFIG, NULL},
+	{"verbose", 'v', false, G_ALL, O_VERBOSE, NULL},
+	{"help", 'h', false, G_ALL, O_HELP, NULL},
+	{"version", 0, false, G_ALL, O_VERSION, NULL},
+	{"image", 0, true, G_CREATE, O_KEY, "image"},
+	{"workdir", 0, true, G_CREATE, O_KEY, "workdir"},
+	{"network", 0, true, G_CREATE, O_KEY, "network"},
+	{"mount", 0, true, G_CREATE, O_KEY, "mount"},
+	{"memory", 0, true, G_CREATE, O_KEY, "memory"},
+	{"cpus", 0, true, G_CREATE, O_KEY, "cpus"},
+	{"pids-limit", 0, true, G_CREATE, O_KEY, "pids_limit"},
+	{"user", 0, true, G_CREATE, O_KEY, "user"},
+	{"env", 'e', true, G_CREATE | G_EXEC, O_KEY, "env"},
+	{"setup", 0, true, G_CREATE, O_KEY, "setup"},
+	{"name", 0, true, G_CREATE, O_KEY, "name"},
+	{"timeout", 0, true, G_EXEC, O_KEY, "timeout"},
+	{"max-output", 0, true, G_EXEC, O_KEY, "max_output"},
+	{"cwd", 0, true, G_EXEC, O_CWD, NULL},
+	{"interactive", 'i', false, G_EXEC, O_INTERACTIVE, NULL},
+	{"all", 0, false, G_DESTROY, O_ALL, NULL},
+	{"stopped", 0, false, G_PRUNE, O_STOPPED, NULL},
+	{"older-than", 0, true, G_PRUNE, O_OLDER, NULL},
+};
+
+struct command {
+	const char *name;
+	int (*fn)(struct app *, struct err *);
+	unsigned groups;
+	bool takes_command; /* the first non-option starts the command line */
+	const char *usage;
+	const char *help;
+};
+
+#define CREATE_OPTS \
+	"  --image IMG            image of the new workspace\n" \
+	"  --workdir DIR          where commands start (default /workspace; created)\n" \
+	"  --network none|bridge|NAME   network (default none)\n" \
+	"  --mount HOST[:CTR[:ro]]      bind mount (CTR defaults to the workdir)\n" \
+	"  --memory SIZE, --cpus N, --pids-limit N (default 2048; -1: none)\n" \
+	"  --user USER, --env K=V, --name NAME\n" \
+	"  --setup CMD            run once after creation; failure removes it\n"
+#define EXEC_OPTS \
+	"  --timeout SECONDS      kill the command in the workspace after this\n" \
+	"  --cwd DIR              directory to run in (relative: under the workdir)\n" \
+	"  --env K=V              environment for this command (repeatable)\n" \
+	"  -i, --interactive      forward stdin to the command\n" \
+	"  --max-output BYTES     with --json, bytes kept per stream (default 1 MiB)\n"
+
+static const struct command commands[] = {
+	{"create", cmd_create, G_CREATE, false,
+	 "create [options] [-- ENGINE_RUN_ARGS...]",
+	 "Create a workspace and print its ref.\n" CREATE_OPTS},
+	{"exec", cmd_exec, G_EXEC, true,
+	 "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
+	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
+	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
+	 "sandbox itself failed. After exec, -c is shell text: use --config FILE.\n" EXEC_OPTS},
+	{"run", cmd_run, G_CREATE | G_EXEC, true,
+	 "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
+	 "Create a workspace, run one command in it, remove it whatever happens.\n"
+	 CREATE_OPTS EXEC_OPTS},
+	{"start", cmd_start, 0, false, "start [REF]", "Start a stopped workspace.\n"},
+	{"stop", cmd_stop, 0, false, "stop [REF]", "Stop a workspace; its files stay.\n"},
+	{"destroy", cmd_destroy, G_DESTROY, false, "destroy REF... | destroy --all",
+	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"},
+	{"list", cmd_list, 0, false, "list", "List the workspaces: ref, state, image, age.\n"},
+	{"prune", cmd_prune, G_PRUNE, false, "prune [--older-than DURATION] [--stopped]",
+	 "Remove workspaces in bulk (DURATION: 90s, 15m, 2h, 7d).\n"},
+	{"help", NULL, 0, false, "help [COMMAND]", "Show help.\n"},
+};
+
+static const char global_help[] =
+	"Global options (before or after the command):\n"
+	"  -w, --workspace REF    the workspace (default: $SANDBOX_WORKSPACE)\n"
+	"  --engine ENGINE        docker, podman or a path (default docker)\n"
+	"  --json                 print one JSON object on stdout\n"
+	"  -c, --config FILE      config file (default: $SANDBOX_CONFIG, ./sandbox.ini)\n"
+	"  -v, --verbose          print each engine command before it runs\n"
+	"  -h, --help, --version\n";
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "usage: sandbox [global options] COMMAND [options]\n");
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		fprintf(f, "       sandbox %s\n", commands[i].usage);
+}
+
+static void print_help(const struct command *c)
+{
+	if (!c) {
+		print_usage(stdout);
+		printf("\nAn isolated Docker or Podman container to work in.\n\n%s"
+		       "\nRun 'sandbox help COMMAND' for a command's options; man sandbox for all.\n",
+		       global_help);
+		return;
+	}
+	printf("usage: sandbox %s\n\n%s\n%s", c->usage, c->help, global_help);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* A config key and its value from the command line, applied after the
+ * config file so that the command line wins. */
+struct pending {
+	const char *key;
+	const char *value;
+};
+
+struct parsed {
+	const struct command *cmd;
+	const char *config;
+	bool help, version, verbose;
+	struct pending *keys;
+	size_t nkeys;
+};
+
+static const struct optdef *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (strlen(opts[i].lng) == len && strncmp(opts[i].lng, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static const struct optdef *find_short(char c)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (opts[i].shrt == c)
+			return &opts[i];
+	return NULL;
+}
+
+static int apply_opt(struct app *a, struct parsed *p, const struct optdef *o,
+		     const char *val, struct err *e)
+{
+	switch (o->id) {
+	case O_KEY:
+		p->keys = xrealloc(p->keys, (p->nkeys + 1) * sizeof(*p->keys));
+		p->keys[p->nkeys++] = (struct pending){o->key, val};
+		break;
+	case O_WS: a->ref = val; break;
+	case O_JSON: a->json = true; break;
+	case O_CONFIG: p->config = val; break;
+	case O_VERBOSE: p->verbose = true; break;
+	case O_HELP: p->help = true; break;
+	case O_VERSION: p->version = true; break;
+	case O_SHELL: a->shell = val; break;
+	case O_CWD:
+		if (!*val || has_control(val))
+			return err_set(e, ERR_USAGE, "--cwd: expected a directory, without control characters");
+		a->cwd = val;
+		break;
+	case O_INTERACTIVE: a->interactive = true; break;
+	case O_ALL: a->all = true; break;
+	case O_STOPPED: a->stopped = true; break;
+	case O_OLDER:
+		if (!parse_duration(val, &a->older_than))
+			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", val);
+		break;
+	}
+	return 0;
+}
+
+static bool allowed(const struct parsed *p, const struct optdef *o)
+{
+	return (o->groups & G_ALL) || (p->cmd && (p->cmd->groups & o->groups));
+}
+
+static int unknown(const struct parsed *p, const char *arg, struct err *e)
+{
+	if (p->cmd)
+		return err_set(e, ERR_USAGE, "unknown option '%s' for %s; see 'sandbox help %s'",
+			       arg, p->cmd->name, p->cmd->name);
+	return err_set(e, ERR_USAGE, "unknown option '%s'; see 'sandbox --help'", arg);
+}
+
+/* Parses one option at argv[*i]; advances *i past its value. */
+static int parse_opt(struct app *a, struct parsed *p, int argc, char **argv, int *i,
+		     struct err *e)
+{
+	const char *arg = argv[*i];
+	const struct optdef *o;
+	const char *val = NULL;
+	if (arg[1] == '-') {
+		const char *eq = strchr(arg + 2, '=');
+		o = find_long(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
+		if (!o || !allowed(p, o))
+			return unknown(p, arg, e);
+		if (eq && !o->arg)
+			return err_set(e, ERR_USAGE, "option --%s takes no value", o->lng);
+		val = eq ? eq + 1 : NULL;
+	} else {
+		/* -c is the shell text after exec and run, the config elsewhere. */
+		static const struct optdef shell = {"command", 'c', true, G_ALL, O_SHELL, NULL};
+		if (arg[1] == 'c' && p->cmd && p->cmd->takes_command)
+			o = &shell;
+		else
+			o = find_short(arg[1]);
+		if (!o || !allowed(p, o))
+			return unknown(p, arg, e);
+		if (arg[2] && !o->arg)
+			return err_set(e, ERR_USAGE, "option '%s': give short options one at a time", arg);
+		val = arg[2] ? arg + 2 : NULL;
+	}
+	if (o->arg && !val) {
+		if (*i + 1 >= argc)
+			return err_set(e, ERR_USAGE, "option '%s' needs a value", arg);
+		val = argv[++*i];
+	}
+	return apply_opt(a, p, o, val, e);
+}
+
+static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
+		      struct err *e)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strcmp(arg, "--") == 0) {
+			struct strvec *rest = p->cmd && !p->cmd->takes_command &&
+						      strcmp(p->cmd->name, "create") == 0
+						      ? &a->extra : &a->args;
+			strvec_push_all(rest, argv + i + 1, (size_t)(argc - i - 1));
+			break;
+		}
+		if (arg[0] == '-' && arg[1]) {
+			if (parse_opt(a, p, argc, argv, &i, e) < 0)
+				return -1;
+			continue;
+		}
+		if (!p->cmd) {
+			p->cmd = find_command(arg);
+			if (!p->cmd)
+				return err_set(e, ERR_USAGE, "unknown command '%s'; see 'sandbox --help'", arg);
+			a->cmd = p->cmd->name;
+			continue;
+		}
+		if (p->cmd->takes_command) {
+			/* The command's own flags are never taken for ours. */
+			strvec_push_all(&a->args, argv + i, (size_t)(argc - i));
+			break;
+		}
+		strvec_push(&a->args, arg);
+	}
+	for (size_t i = 0; i < a->args.n; i++)
+		if (!p->cmd || !p->cmd->takes_command)
+			if (has_control(a->args.v[i]))
+				return err_set(e, ERR_USAGE, "argument holds a control character");
+	return 0;
+}
+
+/* PATH search for the engine, once; an absolute path is taken as is. */
+static int resolve_engine(struct app *a, struct err *e)
+{
+	const char *name = a->cfg.engine;
+	if (name[0] == '/') {
+		if (access(name, X_OK) < 0)
+			return err_set(e, ERR_ENGINE, "engine %s: %s", name, strerror(errno));
+		a->engine = xstrdup(name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	char *copy = xstrdup(path);
+	for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":")) {
+		if (dir[0] != '/')
+			continue; /* a relative PATH entry would depend on our cwd */
+		char *cand = xasprintf("%s/%s", dir, name);
+		if (access(cand, X_OK) == 0) {
+			a->engine = cand;
+			break;
+		}
+		free(cand);
+	}
+	free(copy);
+	if (!a->engine)
+		return err_set(e, ERR_ENGINE, "engine '%s' not found in PATH; install Docker or Podman, or pass --engine", name);
+	return 0;
+}
+
+static char *cache_dir_new(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/sandbox/ids", xdg);
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/')
+		return xasprintf("%s/.cache/sandbox/ids", home);
+	return NULL;
+}
+
+void app_print_json(const struct sbuf *obj)
+{
+	fwrite(obj->buf, 1, obj->len, stdout);
+	fputc('\n', stdout);
+}
+
+static void report(const struct app *a, const struct err *e)
+{
+	if (a->json) {
+		struct json j = {0};
+		json_obj_open(&j);
+		json_key(&j, "error");
+		json_obj_open(&j);
+		json_key(&j, "kind");
+		json_str(&j, err_kind_name(e->kind));
+		json_key(&j, "message");
+		json_str(&j, e->msg);
+		json_obj_close(&j);
+		json_obj_close(&j);
+		app_print_json(&j.out);
+		sbuf_free(&j.out);
+		return;
+	}
+	/* Messages quote user values: keep control bytes off the terminal. */
+	char msg[sizeof(e->msg)];
+	size_t i;
+	for (i = 0; e->msg[i]; i++)
+		msg[i] = ((unsigned char)e->msg[i] < 0x20 || e->msg[i] == 0x7f) ? '?' : e->msg[i];
+	msg[i] = '\0';
+	if (a->cmd)
+		fprintf(stderr, "sandbox: %s: %s\n", a->cmd, msg);
+	else
+		fprintf(stderr, "sandbox: %s\n", msg);
+}
+
+static int run(struct app *a, struct parsed *p, int argc, char **argv, struct err *e)
+{
+	if (parse_args(a, p, argc, argv, e) < 0)
+		return -1;
+	if (p->version) {
+		printf("sandbox %s\n", SANDBOX_VERSION);
+		return 0;
+	}
+	if (p->help || !p->cmd || !p->cmd->fn) {
+		const struct command *c = p->cmd && p->cmd->fn ? p->cmd : NULL;
+		if (p->cmd && !p->cmd->fn && a->args.n && !(c = find_command(a->args.v[0])))
+			return err_set(e, ERR_USAGE, "no command '%s'", a->args.v[0]);
+		if (!p->cmd && !p->help) {
+			print_usage(stderr);
+			return 2;
+		}
+		print_help(c);
+		return 0;
+	}
+	const char *config = p->config ? p->config : getenv("SANDBOX_CONFIG");
+	if (config && !*config)
+		config = NULL;
+	if (cfg_load(&a->cfg, config ? config : "sandbox.ini", config != NULL, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->nkeys; i++) {
+		if (cfg_set(&a->cfg, p->keys[i].key, p->keys[i].value, e) < 0) {
+			e->kind = ERR_USAGE;
+			return -1;
+		}
+	}
+	if (!a->ref) {
+		const char *env = getenv("SANDBOX_WORKSPACE");
+		a->ref = env && *env ? env : NULL;
+	}
+	spawn_verbose = p->verbose;
+	envp_build(&a->envp, environ);
+	a->cache_dir = cache_dir_new();
+	if (resolve_engine(a, e) < 0)
+		return -1;
+	return p->cmd->fn(a, e);
+}
+
+int main(int argc, char **argv)
+{
+	struct app a = {.older_than = -1};
+	struct parsed p = {0};
+	struct err e = {0};
+	cfg_init(&a.cfg);
+	spawn_install_signals();
+	int status = run(&a, &p, argc, argv, &e);
+	if (status < 0) {
+		report(&a, &e);
+		status = err_exit_status(e.kind);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (status == 0)
+			fprintf(stderr, "sandbox: cannot write the output: %s\n", strerror(errno));
+		status = status ? status : 1;
+	}
+	cfg_free(&a.cfg);
+	strvec_clear(&a.envp);
+	strvec_clear(&a.args);
+	strvec_clear(&a.extra);
+	free(a.engine);
+	free(a.cache_dir);
+	free(p.keys);
+	return status;
+}

@@ -1,0 +1,196 @@
+/* spawn.c: see spawn.h. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "quote.h"
+
+volatile sig_atomic_t spawn_interrupted;
+bool spawn_verbose;
+
+static void on_signal(int sig)
+{
+	spawn_interrupted = sig;
+}
+
+void spawn_install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll() must return EINTR so the loop sees the flag. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed stdout shows up as EPIPE from write(), not as a death. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int cloexec_pipe(int fds[2])
+{
+	if (pipe(fds) < 0)
+		return -1;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* Sets up one of the child's standard descriptors. parent_end gets our
+ * end of a pipe; child_end is closed by the caller after spawning. */
+static int plan_fd(posix_spawn_file_actions_t *fa, int target, enum spawn_io io,
+		   int *parent_end, int *child_end)
+{
+	*parent_end = *child_end = -1;
+	if (io == IO_INHERIT)
+		return 0;
+	if (io == IO_NULL)
+		return posix_spawn_file_actions_addopen(fa, target, "/dev/null",
+							target == 0 ? O_RDONLY : O_WRONLY, 0);
+	int fds[2];
+	if (cloexec_pipe(fds) < 0)
+		return -1;
+	*parent_end = target == 0 ? fds[1] : fds[0];
+	*child_end = target == 0 ? fds[0] : fds[1];
+	return posix_spawn_file_actions_adddup2(fa, *child_end, target);
+}
+
+static void print_argv(char *const argv[])
+{
+	struct sbuf sb = {0};
+	sbuf_adds(&sb, "+ ");
+	sq_quote_argv(&sb, argv);
+	sbuf_addc(&sb, '\n');
+	write_all(2, sb.buf, sb.len);
+	sbuf_free(&sb);
+}
+
+int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
+	       enum spawn_io in, enum spawn_io out, enum spawn_io err,
+	       struct err *e)
+{
+	if (spawn_verbose)
+		print_argv(argv);
+	p->pid = -1;
+	p->in = p->out = p->err = -1;
+	int child[3] = {-1, -1, -1};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+					       POSIX_SPAWN_SETPGROUP);
+
+	int rc = -1;
+	if (plan_fd(&fa, 0, in, &p->in, &child[0]) < 0 ||
+	    plan_fd(&fa, 1, out, &p->out, &child[1]) < 0 ||
+	    plan_fd(&fa, 2, err, &p->err, &child[2]) < 0) {
+		err_set(e, ERR_ENGINE, "cannot set up pipes: %s", strerror(errno));
+		goto out;
+	}
+	int serr = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, envp);
+	if (serr != 0) {
+		p->pid = -1;
+		err_set(e, ERR_ENGINE, "cannot run %s: %s", argv[0], strerror(serr));
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < 3; i++)
+		if (child[i] >= 0)
+			close(child[i]);
+	if (rc < 0)
+		proc_close(p);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return rc;
+}
+
+int proc_wait(struct proc *p)
+{
+	int st;
+	if (p->pid < 0)
+		return -1;
+	while (waitpid(p->pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	p->pid = -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+void proc_close(struct proc *p)
+{
+	int *fds[] = {&p->in, &p->out, &p->err};
+	for (size_t i = 0; i < ARRAY_LEN(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* Reads what is there on fd into sb (or discards it); false at EOF or on
+ * an error that will not go away. */
+static bool drain(int fd, struct sbuf *sb)
+{
+	char buf[16384];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	if (r > 0 && sb)
+		sbuf_add(sb, buf, (size_t)r);
+	return r > 0 || (r < 0 && errno == EINTR);
+}
+
+int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
+	     struct sbuf *errout, struct err *e)
+{
+	struct proc p;
+	if (proc_spawn(&p, argv, envp, IO_NULL, IO_PIPE, IO_PIPE, e) < 0)
+		return -1;
+	bool killed = false;
+	while (p.out >= 0 || p.err >= 0) {
+		if (spawn_interrupted && !killed) {
+			kill(p.pid, SIGTERM);
+			killed = true;
+		}
+		struct pollfd pfd[2] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0}};
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents && !drain(p.out, out)) {
+			close(p.out);
+			p.out = -1;
+		}
+		if (pfd[1].revents && !drain(p.err, errout)) {
+			close(p.err);
+			p.err = -1;
+		}
+	}
+	proc_close(&p);
+	int status = proc_wait(&p);
+	if (killed)
+		return err_set(e, ERR_FAILED, "interrupted");
+	if (status < 0)
+		return err_set(e, ERR_ENGINE, "lost track of %s", argv[0]);
+	return status;
+}

@@ -1,0 +1,43 @@
+/* spawn.h: starting the engine CLI. posix_spawn with an absolute path and
+ * an explicit envp, signal mask and dispositions reset, its own process
+ * group (so a terminal's Ctrl-C reaches only us, and we decide what the
+ * engine should do about it), every other descriptor closed on exec. */
+#ifndef SANDBOX_SPAWN_H
+#define SANDBOX_SPAWN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "util.h"
+
+enum spawn_io { IO_NULL, IO_INHERIT, IO_PIPE };
+
+struct proc {
+	pid_t pid;
+	int in, out, err; /* our ends of the pipes, or -1 */
+};
+
+/* Set by the SIGINT/SIGTERM/SIGHUP handler; polled by every wait loop. */
+extern volatile sig_atomic_t spawn_interrupted;
+void spawn_install_signals(void);
+
+/* When true, every argv is printed on stderr before it runs (-v). */
+extern bool spawn_verbose;
+
+int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
+	       enum spawn_io in, enum spawn_io out, enum spawn_io err,
+	       struct err *e);
+/* Waits for the child; returns its status as a shell would: the exit
+ * code, or 128+N for a signal. */
+int proc_wait(struct proc *p);
+void proc_close(struct proc *p);
+
+/* Runs argv to completion, collecting stdout and stderr (either may be
+ * NULL to discard). Returns the exit status, or -1 with e set when it
+ * could not be started or was interrupted. */
+int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
+	     struct sbuf *errout, struct err *e);
+
+#endif

@@ -1,0 +1,370 @@
+/* workspace.c: see workspace.h. */
+#include "workspace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "spawn.h"
+
+void ws_free(struct ws *ws)
+{
+	free(ws->name);
+	free(ws->id);
+	free(ws->workdir);
+	memset(ws, 0, sizeof(*ws));
+}
+
+int ws_check_ref(const char *ref, struct err *e)
+{
+	if (!cfg_valid_container_name(ref))
+		return err_set(e, ERR_USAGE, "'%s' is not a workspace ref: expected a container name like sandbox-0123456789ab", ref);
+	return 0;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] && tolower((unsigned char)hay[i]) == needle[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+/* The engine's message, made one line and free of control bytes. */
+static void one_line(char *dst, size_t cap, const struct sbuf *sb)
+{
+	size_t j = 0;
+	const char *s = sb && sb->buf ? sb->buf : "";
+	for (size_t i = 0; s[i] && j + 1 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[j++] = (c == '\n' || c == '\t') ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	while (j && dst[j - 1] == ' ')
+		j--;
+	dst[j] = '\0';
+}
+
+int ws_engine_error(const char *what, const struct sbuf *engine_err,
+		    enum err_kind kind, struct err *e)
+{
+	char msg[700];
+	one_line(msg, sizeof(msg), engine_err);
+	const char *s = msg;
+	if (contains_nocase(s, "cannot connect") || contains_nocase(s, "unable to connect") ||
+	    contains_nocase(s, "is the docker daemon running") ||
+	    contains_nocase(s, "connection refused"))
+		kind = ERR_ENGINE;
+	return err_set(e, kind, "%s: %s", what, *s ? s : "the engine gave no reason");
+}
+
+static char *cache_path(struct app *a, const char *name)
+{
+	if (!a->cache_dir)
+		return NULL;
+	const char *base = strrchr(a->engine, '/');
+	return xasprintf("%s/%s-%s", a->cache_dir, base ? base + 1 : a->engine, name);
+}
+
+/* The cache file holds two lines: the full ID and the workdir. */
+static bool cache_get(struct app *a, const char *name, struct ws *ws)
+{
+	char *path = cache_path(a, name);
+	if (!path)
+		return false;
+	char buf[4200];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	char *nl = strchr(buf, '\n');
+	char *end = nl ? strchr(nl + 1, '\n') : NULL;
+	if (!end || nl - buf < 12 || (size_t)(nl - buf) != strspn(buf, "0123456789abcdef"))
+		return false;
+	*end = '\0';
+	ws->id = xstrndup(buf, (size_t)(nl - buf));
+	ws->workdir = nl[1] ? xstrdup(nl + 1) : NULL;
+	return true;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	int rc = mkdir(p, 0700) == 0 || errno == EEXIST ? 0 : -1;
+	free(p);
+	return rc;
+}
+
+/* Best effort: without a cache every call just inspects first. */
+static void cache_put(struct app *a, const char *name, const struct ws *ws)
+{
+	char *path = cache_path(a, name);
+	if (!path || mkdir_p(a->cache_dir) < 0) {
+		free(path);
+		return;
+	}
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		char *line = xasprintf("%s\n%s\n", ws->id, ws->workdir ? ws->workdir : "");
+		bool ok = write_all(fd, line, strlen(line)) == 0;
+		free(line);
+		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
+			tmp[0] = '\0';
+	}
+	if (tmp[0])
+		unlink(tmp);
+	free(tmp);
+	free(path);
+}
+
+void ws_forget(struct app *a, const char *name)
+{
+	char *path = cache_path(a, name);
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *ws,
+	       struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf out = {0}, errout = {0};
+	engine_inspect_argv(&argv, a->engine, ref);
+	int status = proc_run(strvec_argv(&argv), a->envp.v, &out, &errout, e);
+	strvec_clear(&argv);
+	int rc = -1;
+	if (status < 0)
+		goto done;
+	if (status != 0) {
+		if (contains_nocase(errout.buf ? errout.buf : "", "no such")) {
+			*state = WS_MISSING;
+			rc = 0;
+		} else {
+			ws_engine_error("inspect", &errout, ERR_ENGINE, e);
+		}
+		goto done;
+	}
+	sbuf_rtrim(&out);
+	/* ID, running, label, workdir: tab-separated, and the workdir (no
+	 * control characters, checked at create) is the rest of the line. */
+	char *f[4] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 4 && f[i - 1]; i++) {
+		f[i] = strchr(f[i - 1], '\t');
+		if (f[i])
+			*f[i]++ = '\0';
+	}
+	if (!f[3] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
+		err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
+		goto done;
+	}
+	if (strcmp(f[2], "true") != 0)
+		*state = WS_FOREIGN;
+	else
+		*state = strcmp(f[1], "true") == 0 ? WS_RUNNING : WS_STOPPED;
+	if (ws) {
+		ws->id = xstrdup(f[0]);
+		ws->workdir = f[3][0] == '/' ? xstrdup(f[3]) : NULL;
+	}
+	rc = 0;
+done:
+	sbuf_free(&out);
+	sbuf_free(&errout);
+	return rc;
+}
+
+static int start_container(struct app *a, const char *id, struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf errout = {0};
+	engine_start_argv(&argv, a->engine, id);
+	int status = proc_run(strvec_argv(&argv), a->envp.v, NULL, &errout, e);
+	strvec_clear(&argv);
+	int rc = status == 0 ? 0 : -1;
+	if (status > 0)
+		ws_engine_error("cannot start the workspace", &errout, ERR_WORKSPACE, e);
+	sbuf_free(&errout);
+	return rc;
+}
+
+int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
+	      struct err *e)
+{
+	memset(ws, 0, sizeof(*ws));
+	if (ws_check_ref(ref, e) < 0)
+		return -1;
+	ws->name = xstrdup(ref);
+	if (trust_cache && cache_get(a, ref, ws)) {
+		ws->cached = true;
+		return 0;
+	}
+	enum ws_state state;
+	if (ws_inspect(a, ref, &state, ws, e) < 0)
+		goto fail;
+	switch (state) {
+	case WS_MISSING:
+		err_set(e, ERR_WORKSPACE, "workspace %s does not exist (destroyed?); create one with 'sandbox create'", ref);
+		goto fail;
+	case WS_FOREIGN:
+		err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
+		goto fail;
+	case WS_STOPPED:
+		if (start_container(a, ws->id, e) < 0)
+			goto fail;
+		break;
+	case WS_RUNNING:
+		break;
+	}
+	cache_put(a, ref, ws);
+	return 0;
+fail:
+	ws_forget(a, ref);
+	ws_free(ws);
+	return -1;
+}
+
+int ws_remove(struct app *a, const char *ref, struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf errout = {0};
+	char *ids[] = {(char *)ref};
+	engine_rm_argv(&argv, a->engine, ids, 1);
+	int status = proc_run(strvec_argv(&argv), a->envp.v, NULL, &errout, e);
+	strvec_clear(&argv);
+	int rc = 0;
+	if (status < 0)
+		rc = -1;
+	else if (status != 0 && !contains_nocase(errout.buf ? errout.buf : "", "no such"))
+		rc = ws_engine_error("cannot remove the workspace", &errout, ERR_FAILED, e);
+	sbuf_free(&errout);
+	return rc;
+}
+
+static int run_setup(struct app *a, struct ws *ws, struct exec_sink sink,
+		     struct err *e)
+{
+	char *cmd[] = {"sh", "-c", a->cfg.setup};
+	struct exec_req rq = {
+		.engine = a->engine, .envp = a->envp.v,
+		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = a->cfg.timeout,
+		.sink = sink,
+	};
+	struct exec_res res;
+	int rc = ws_exec(a, ws, &rq, &res, e);
+	if (rc == 0 && res.outcome == EXEC_TIMED_OUT)
+		rc = err_set(e, ERR_FAILED, "the setup command timed out");
+	else if (rc == 0 && res.outcome != EXEC_DONE)
+		rc = err_set(e, ERR_FAILED, "the setup command did not finish");
+	else if (rc == 0 && res.status != 0)
+		rc = err_set(e, ERR_FAILED, "the setup command failed with status %d", res.status);
+	sbuf_free(&res.engine_err);
+	return rc;
+}
+
+int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e)
+{
+	memset(ws, 0, sizeof(*ws));
+	if (a->cfg.name) {
+		ws->name = xstrdup(a->cfg.name);
+	} else {
+		char hex[13];
+		if (random_hex(hex, 12) < 0)
+			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+		ws->name = xasprintf("sandbox-%s", hex);
+	}
+	struct strvec argv = {0};
+	if (engine_run_argv(&argv, a->engine, &a->cfg, ws->name, (long long)time(NULL),
+			    a->extra.v, a->extra.n, e) < 0) {
+		strvec_clear(&argv);
+		ws_free(ws);
+		return -1;
+	}
+	struct sbuf out = {0}, errout = {0};
+	int status = proc_run(strvec_argv(&argv), a->envp.v, &out, &errout, e);
+	strvec_clear(&argv);
+	int rc = -1;
+	if (status != 0) {
+		if (status > 0)
+			ws_engine_error("cannot create the workspace", &errout, ERR_FAILED, e);
+		/* Interrupted or failed half-way, the engine may still have made
+		 * it: remove by name, which is ours. */
+		ws_remove(a, ws->name, NULL);
+		goto done;
+	}
+	sbuf_rtrim(&out);
+	const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
+	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
+	ws->workdir = xstrdup(a->cfg.workdir);
+	ws->created = true;
+	if (a->cfg.setup && run_setup(a, ws, sink, e) < 0) {
+		ws_remove(a, ws->id, NULL);
+		goto done;
+	}
+	cache_put(a, ws->name, ws);
+	rc = 0;
+done:
+	if (rc < 0)
+		ws_free(ws);
+	sbuf_free(&out);
+	sbuf_free(&errout);
+	return rc;
+}
+
+int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
+	    struct exec_res *res, struct err *e)
+{
+	rq->ctr = ws->id;
+	rq->workdir = ws->workdir;
+	if (exec_run(rq, res, e) < 0)
+		return -1;
+	if (res->outcome == EXEC_NOT_STARTED && ws->cached) {
+		/* Replaced, stopped or gone since we cached it: check again. */
+		struct ws fresh;
+		ws_forget(a, ws->name);
+		if (ws_attach(a, ws->name, false, &fresh, e) < 0) {
+			sbuf_free(&res->engine_err);
+			return -1;
+		}
+		ws_free(ws);
+		*ws = fresh;
+		sbuf_free(&res->engine_err);
+		rq->ctr = ws->id;
+		rq->workdir = ws->workdir;
+		if (exec_run(rq, res, e) < 0)
+			return -1;
+	}
+	if (res->outcome == EXEC_NOT_STARTED) {
+		ws_engine_error("the command could not start in the workspace",
+				&res->engine_err, ERR_WORKSPACE, e);
+		sbuf_free(&res->engine_err);
+		return -1;
+	}
+	if (res->outcome == EXEC_LOST)
+		return err_set(e, ERR_WORKSPACE, "the workspace stopped while the command ran");
+	return 0;
+}

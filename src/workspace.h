@@ -1,0 +1,55 @@
+/* workspace.h: finding, checking, creating and removing workspaces.
+ * A ref is a container name; it is trusted but checked: it must be a
+ * valid name, and a container without the label sandbox.workspace=true is
+ * never touched. A name verified once is remembered with the container's
+ * full ID, so later calls address the container by ID with no inspect:
+ * a container replaced under the same name has another ID, and the first
+ * failed exec sends us back to a full check. */
+#ifndef SANDBOX_WORKSPACE_H
+#define SANDBOX_WORKSPACE_H
+
+#include <stdbool.h>
+
+#include "app.h"
+#include "err.h"
+#include "exec.h"
+
+struct ws {
+	char *name;
+	char *id;
+	char *workdir; /* from the label; NULL when there is none */
+	bool cached;  /* id came from the cache, not from an inspect now */
+	bool created; /* made by this process */
+};
+
+void ws_free(struct ws *ws);
+int ws_check_ref(const char *ref, struct err *e);
+
+enum ws_state { WS_MISSING, WS_FOREIGN, WS_STOPPED, WS_RUNNING };
+/* One inspect: whether the container exists, has the label, runs; its
+ * ID and workdir go into ws (when not NULL). */
+int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *ws,
+	       struct err *e);
+
+/* Attaches to ref: checked by inspect (or taken from the cache when
+ * trust_cache), started if stopped. */
+int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
+	      struct err *e);
+/* Creates a new workspace from a->cfg and a->extra, runs the setup
+ * command (its output to sink), removes it again if setup fails. */
+int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e);
+/* Removes by name or ID; a container that is already gone is fine. */
+int ws_remove(struct app *a, const char *ref, struct err *e);
+void ws_forget(struct app *a, const char *name);
+
+/* Runs a command in ws; if the engine could not start it in a container
+ * found through the cache, checks the ref again and retries once. */
+int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
+	    struct exec_res *res, struct err *e);
+
+/* Sets e from an engine failure: ERR_ENGINE when the daemon could not be
+ * reached, else kind; the engine's own words follow what. */
+int ws_engine_error(const char *what, const struct sbuf *engine_err,
+		    enum err_kind kind, struct err *e);
+
+#endif
