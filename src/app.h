@@ -27,9 +27,6 @@ struct app {
 	struct strvec extra;   /* create/run: engine run arguments after -- */
 };
 
-/* Prints one JSON object (built by the caller) and a newline on stdout. */
-void app_print_json(const struct sbuf *obj);
-
 int cmd_create(struct app *a, struct err *e);
 int cmd_exec(struct app *a, struct err *e);
 int cmd_run(struct app *a, struct err *e);

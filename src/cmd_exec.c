@@ -66,7 +66,7 @@ static void print_exec_json(const char *ref, const struct exec_res *res,
 	json_key(&j, "stderr_bytes");
 	json_int(&j, (long long)c->err.total);
 	json_obj_close(&j);
-	app_print_json(&j.out);
+	json_print(&j);
 	sbuf_free(&j.out);
 	sbuf_free(&out);
 	sbuf_free(&err);

@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <limits.h>
@@ -197,7 +198,7 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		return add_mount(c, v, e);
 	} else if (strcmp(key, "memory") == 0) {
 		size_t len = strlen(v);
-		if (len == 0 || len > 20 || !charset_only(v, "") ||
+		if (len == 0 || len > 20 || !charset_only(v, "") || !isdigit((unsigned char)v[0]) ||
 		    (strspn(v, "0123456789") != len &&
 		     (strspn(v, "0123456789") != len - 1 || !strchr("bkmgBKMG", v[len - 1]))))
 			return err_set(e, ERR_USAGE, "memory '%s': expected a size like 512m or 2g", v);
@@ -229,8 +230,8 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_seconds(v, &c->timeout))
 			return err_set(e, ERR_USAGE, "timeout '%s': expected seconds, like 30 or 0.5 (0: none)", v);
 	} else if (strcmp(key, "max_output") == 0) {
-		if (!parse_long(v, 1, 1L << 40, &n))
-			return err_set(e, ERR_USAGE, "max_output '%s': expected a positive number of bytes", v);
+		if (!parse_long(v, 1, 1L << 30, &n))
+			return err_set(e, ERR_USAGE, "max_output '%s': expected a number of bytes from 1 to 1073741824", v);
 		c->max_output = n;
 	} else {
 		return err_set(e, ERR_CONFIG, "unknown key '%s'", key);
@@ -242,7 +243,26 @@ struct load_ctx {
 	struct cfg *cfg;
 	struct err *err;
 	int failed;
+	FILE *f;
+	int line;
+	int long_line; /* the first line too long for inih, or 0 */
 };
+
+/* inih reads lines into a fixed buffer and would split a longer one into
+ * two entries, silently. This reader stops at such a line instead. */
+static char *read_line(char *buf, int size, void *user)
+{
+	struct load_ctx *lc = user;
+	if (lc->long_line || !fgets(buf, size, lc->f))
+		return NULL;
+	lc->line++;
+	size_t n = strlen(buf);
+	if (n && buf[n - 1] != '\n' && !feof(lc->f) && n + 1 >= (size_t)size) {
+		lc->long_line = lc->line;
+		return NULL;
+	}
+	return buf;
+}
 
 static int on_ini_entry(void *user, const char *section, const char *name,
 			const char *value)
@@ -284,9 +304,12 @@ int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e)
 	if (!f)
 		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));
 	struct err inner = {0};
-	struct load_ctx lc = {.cfg = c, .err = &inner};
-	int line = ini_parse_file(f, on_ini_entry, &lc);
+	struct load_ctx lc = {.cfg = c, .err = &inner, .f = f};
+	int line = ini_parse_stream(read_line, &lc, on_ini_entry, &lc);
 	fclose(f);
+	if (lc.long_line && (line == 0 || lc.long_line < line))
+		return err_set(e, ERR_CONFIG, "%s:%d: line too long (the limit is %d bytes)",
+			       path, lc.long_line, INI_MAX_LINE - 2);
 	if (line == 0)
 		return 0;
 	if (line < 0)

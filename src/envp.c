@@ -43,13 +43,17 @@ void envp_build(struct strvec *out, char *const *environ)
 		if (dup)
 			continue;
 		if (strncmp(environ[i], "PATH=", 5) == 0) {
-			if (!eq[1])
+			/* An empty PATH, first, means the default, as later PATHs
+			 * would be ignored by getenv(3) too. */
+			if (have_path)
 				continue;
 			have_path = true;
+			if (!eq[1])
+				continue;
 		}
 		strvec_push(out, environ[i]);
 	}
-	if (!have_path)
+	if (!envp_get(strvec_argv(out), "PATH"))
 		strvec_push(out, "PATH=" DEFAULT_PATH);
 }
 

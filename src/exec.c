@@ -174,16 +174,17 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	}
 
 	bool both_done = st.s[0].done && st.s[1].done;
-	if (cancelled != EXEC_DONE && !both_done)
-		cancel_in_container(rq, tag);
-	/* Still open: a background process holds the pipes (or we cancelled);
-	 * the command is over, so the local client has nothing left to do. */
+	/* Still open: a background process holds the pipes, or we cancel. The
+	 * local client goes first: left with full pipes nobody reads, it
+	 * stalls the daemon, and the kill exec below would hang behind it. */
 	bool killed = fds[0] >= 0 || fds[1] >= 0;
 	if (killed)
 		kill(p.pid, SIGKILL);
 	close_fd(&fds[0]);
 	close_fd(&fds[1]);
 	int engine_status = proc_wait(&p);
+	if (cancelled != EXEC_DONE && !both_done)
+		cancel_in_container(rq, tag);
 	res->duration_ms = now_ms() - start;
 
 	/* Held-back bytes that turned out not to be a marker are output. */
@@ -218,7 +219,9 @@ void capture_init(struct capture *c, size_t max)
 	memset(c, 0, sizeof(*c));
 	c->max = max;
 	c->tailcap = max - max / 2;
-	c->tail = xmalloc(c->tailcap ? c->tailcap : 1);
+	/* The tail ring is allocated when output first outgrows the head,
+	 * so memory follows the output, not the bound. */
+	c->tail = NULL;
 }
 
 void capture_add(struct capture *c, const char *buf, size_t n)
@@ -231,6 +234,8 @@ void capture_add(struct capture *c, const char *buf, size_t n)
 	n -= take;
 	if (c->tailcap == 0 || n == 0)
 		return;
+	if (!c->tail)
+		c->tail = xmalloc(c->tailcap);
 	if (n > c->tailcap) {
 		buf += n - c->tailcap;
 		n = c->tailcap;

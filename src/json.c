@@ -107,6 +107,12 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+void json_print(const struct json *j)
+{
+	fwrite(j->out.buf, 1, j->out.len, stdout);
+	fputc('\n', stdout);
+}
+
 void json_quote(struct sbuf *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;

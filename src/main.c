@@ -335,12 +335,6 @@ static char *cache_dir_new(void)
 	return NULL;
 }
 
-void app_print_json(const struct sbuf *obj)
-{
-	fwrite(obj->buf, 1, obj->len, stdout);
-	fputc('\n', stdout);
-}
-
 static void report(const struct app *a, const struct err *e)
 {
 	if (a->json) {
@@ -354,7 +348,7 @@ static void report(const struct app *a, const struct err *e)
 		json_str(&j, e->msg);
 		json_obj_close(&j);
 		json_obj_close(&j);
-		app_print_json(&j.out);
+		json_print(&j);
 		sbuf_free(&j.out);
 		return;
 	}

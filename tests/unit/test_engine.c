@@ -1,0 +1,360 @@
+/* test_engine.c: golden argument vectors for every builder in engine.h,
+ * and the engine run arguments sandbox refuses. */
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "err.h"
+#include "scripts.h"
+#include "tap.h"
+#include "util.h"
+#include "version.h"
+
+#define CREATED 1700000000LL
+#define NAME "sandbox-0123456789ab"
+
+/* One test: argv equals the NULL-terminated golden vector exp. */
+static void is_argv(struct strvec *got, const char *const *exp, const char *title)
+{
+	size_t n = 0;
+	while (exp[n])
+		n++;
+	bool same = got->n == n && strvec_argv(got)[n] == NULL;
+	for (size_t i = 0; same && i < n; i++)
+		same = strcmp(got->v[i], exp[i]) == 0;
+	ok(same, "%s", title);
+	if (same)
+		return;
+	for (size_t i = 0; i < got->n || i < n; i++) {
+		const char *g = i < got->n ? got->v[i] : "(none)";
+		const char *x = i < n ? exp[i] : "(none)";
+		diag("[%zu] %s %s | %s", i, strcmp(g, x) == 0 ? "  " : "!=", g, x);
+	}
+}
+
+static void cfg_with_image(struct cfg *c)
+{
+	cfg_init(c);
+	struct err e = {0};
+	if (cfg_set(c, "image", "sandbox-test/busybox:1", &e) < 0)
+		diag("setup: %s", e.msg);
+}
+
+static void set(struct cfg *c, const char *key, const char *value)
+{
+	struct err e = {0};
+	if (cfg_set(c, key, value, &e) < 0)
+		diag("setup: cfg_set %s=%s: %s", key, value, e.msg);
+}
+
+#define RUN_HEAD(engine)                                                      \
+	engine, "run", "--detach", "--name=" NAME,                            \
+		"--label=sandbox.workspace=true",                             \
+		"--label=sandbox.created=1700000000",                         \
+		"--label=sandbox.version=" SANDBOX_VERSION, "--init",          \
+		"--entrypoint=sh"
+#define RUN_TAIL "--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE, NULL
+
+static void test_run_defaults(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	struct strvec out = {0};
+	struct err e = {0};
+	int rc = engine_run_argv(&out, "/usr/bin/docker", &c, NAME, CREATED, NULL, 0, &e);
+	is_int(rc, 0, "run: defaults build");
+	const char *exp[] = {
+		RUN_HEAD("/usr/bin/docker"),
+		"--network=none",
+		"--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		RUN_TAIL,
+	};
+	is_argv(&out, exp, "run: defaults: detached, named, labelled, --init, sh entrypoint, no network, 2048 pids, workdir label");
+	ok(strstr(SCRIPT_KEEPALIVE, "trap") != NULL, "run: keep-alive script exits on TERM");
+	strvec_clear(&out);
+	cfg_free(&c);
+}
+
+static void test_run_all_options(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	set(&c, "mount", "/h/one");             /* rw, to the workdir */
+	set(&c, "mount", "/h/two::ro");         /* ro, to the workdir */
+	set(&c, "mount", "/h/three:/data");     /* rw, own dir */
+	set(&c, "mount", "/h/four:/opt/x:ro");  /* ro, own dir */
+	set(&c, "workdir", "/src");             /* after the mounts: still used */
+	set(&c, "network", "bridge");
+	set(&c, "memory", "512m");
+	set(&c, "cpus", "1.5");
+	set(&c, "user", "1000:1000");
+	set(&c, "pids_limit", "-1");
+	set(&c, "env", "A=1");
+	set(&c, "env", "B=two words");
+	set(&c, "env", "A=3");                  /* replaces A in place */
+	struct strvec out = {0};
+	struct err e = {0};
+	int rc = engine_run_argv(&out, "podman", &c, NAME, CREATED, NULL, 0, &e);
+	is_int(rc, 0, "run: every option builds");
+	const char *exp[] = {
+		RUN_HEAD("podman"),
+		"--network=bridge",
+		"--pids-limit=-1",
+		"--label=sandbox.workdir=/src",
+		"--memory=512m",
+		"--cpus=1.5",
+		"--user=1000:1000",
+		"--env=A=3",
+		"--env=B=two words",
+		"--mount=type=bind,source=/h/one,target=/src",
+		"--mount=type=bind,source=/h/two,target=/src,readonly",
+		"--mount=type=bind,source=/h/three,target=/data",
+		"--mount=type=bind,source=/h/four,target=/opt/x,readonly",
+		RUN_TAIL,
+	};
+	is_argv(&out, exp, "run: every option: network, pids -1, workdir label, memory, cpus, user, env, mounts ro/rw with and without a container dir");
+	strvec_clear(&out);
+	cfg_free(&c);
+}
+
+static void test_run_extra(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	struct strvec out = {0};
+	struct err e = {0};
+	char *extra[] = {"--cap-add=SYS_PTRACE", "-e", "X=1", "-it", "-d", "--tmpfs", "/tmp"};
+	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, extra, ARRAY_LEN(extra), &e);
+	is_int(rc, 0, "run: extra args accepted");
+	const char *exp[] = {
+		RUN_HEAD("docker"),
+		"--network=none",
+		"--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		"--cap-add=SYS_PTRACE", "-e", "X=1", "-it", "-d", "--tmpfs", "/tmp",
+		RUN_TAIL,
+	};
+	is_argv(&out, exp, "run: extra args pass through unchanged, just before --");
+	strvec_clear(&out);
+
+	/* A network in the extra args replaces ours when ours is the default. */
+	char *net[] = {"--network", "host"};
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, net, 2, &e);
+	is_int(rc, 0, "run: --network in extra args with the default network: accepted");
+	const char *exp_net[] = {
+		RUN_HEAD("docker"),
+		"--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		"--network", "host",
+		RUN_TAIL,
+	};
+	is_argv(&out, exp_net, "run: extra --network suppresses our --network=none");
+	strvec_clear(&out);
+
+	char *net2[] = {"--net=host"};
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, net2, 1, &e);
+	const char *exp_net2[] = {
+		RUN_HEAD("docker"),
+		"--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		"--net=host",
+		RUN_TAIL,
+	};
+	ok(rc == 0, "run: --net=host in extra args with the default network: accepted");
+	is_argv(&out, exp_net2, "run: extra --net=host suppresses our --network=none");
+	strvec_clear(&out);
+
+	char *pids[] = {"--pids-limit=100"};
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, pids, 1, &e);
+	const char *exp_pids[] = {
+		RUN_HEAD("docker"),
+		"--network=none",
+		"--label=sandbox.workdir=/workspace",
+		"--pids-limit=100",
+		RUN_TAIL,
+	};
+	ok(rc == 0, "run: --pids-limit in extra args: accepted");
+	is_argv(&out, exp_pids, "run: extra --pids-limit suppresses ours");
+	strvec_clear(&out);
+
+	char *pids2[] = {"--pids-limit", "5"};
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, pids2, 2, &e);
+	const char *exp_pids2[] = {
+		RUN_HEAD("docker"),
+		"--network=none",
+		"--label=sandbox.workdir=/workspace",
+		"--pids-limit", "5",
+		RUN_TAIL,
+	};
+	ok(rc == 0, "run: --pids-limit N (two words) in extra args: accepted");
+	is_argv(&out, exp_pids2, "run: extra --pids-limit N suppresses ours");
+	strvec_clear(&out);
+
+	/* Flags that merely start like ours are not ours. */
+	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, similar, ARRAY_LEN(similar), &e);
+	ok(rc == 0 && out.n > 0 && strcmp(out.v[9], "--network=none") == 0,
+	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
+	strvec_clear(&out);
+	cfg_free(&c);
+}
+
+static void refused(struct cfg *c, char *const *extra, size_t n, const char *want,
+		    const char *title)
+{
+	struct strvec out = {0};
+	struct err e = {0};
+	int rc = engine_run_argv(&out, "docker", c, NAME, CREATED, extra, n, &e);
+	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0,
+	   "refused: %s (usage error, nothing built)", title);
+	bool named = strstr(e.msg, want) != NULL;
+	ok(named, "refused: %s: message names the argument", title);
+	if (!named)
+		diag("message: %s; wanted: %s", e.msg, want);
+	strvec_clear(&out);
+}
+
+static void test_run_refusals(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	char *a1[] = {"--name", "x"};
+	refused(&c, a1, 2, "--name", "--name x");
+	char *a2[] = {"--name=x"};
+	refused(&c, a2, 1, "--name", "--name=x");
+	char *a3[] = {"--label", "a=b"};
+	refused(&c, a3, 2, "--label", "--label a=b");
+	char *a3b[] = {"--label=sandbox.workspace=false"};
+	refused(&c, a3b, 1, "--label", "--label=sandbox.workspace=false");
+	char *a4[] = {"--label-file", "/f"};
+	refused(&c, a4, 2, "--label-file", "--label-file /f");
+	char *a4b[] = {"--label-file=/f"};
+	refused(&c, a4b, 1, "--label-file", "--label-file=/f");
+	char *a5[] = {"--entrypoint", "/bin/bash"};
+	refused(&c, a5, 2, "--entrypoint", "--entrypoint /bin/bash");
+	char *a5b[] = {"--entrypoint="};
+	refused(&c, a5b, 1, "--entrypoint", "--entrypoint=");
+	char *a6[] = {"-l", "a=b"};
+	refused(&c, a6, 2, "-l", "-l a=b");
+	char *a7[] = {"-dl", "a=b"};
+	refused(&c, a7, 2, "-dl", "-dl a=b");
+	char *a8[] = {"-itl", "a=b"};
+	refused(&c, a8, 2, "-itl", "-itl a=b");
+	char *a8b[] = {"-la=b"};
+	refused(&c, a8b, 1, "-la=b", "-la=b");
+	char *a9[] = {"--", "other-image"};
+	refused(&c, a9, 2, "--", "-- other-image");
+	char *a10[] = {"-d", "--cap-add=X", "--name=late"};
+	refused(&c, a10, 3, "--name", "--name=x after allowed args");
+
+	/* --network conflicts only when ours is not the default. */
+	set(&c, "network", "bridge");
+	char *n1[] = {"--network=host"};
+	refused(&c, n1, 1, "--network", "--network=host with network=bridge");
+	char *n2[] = {"--network", "host"};
+	refused(&c, n2, 2, "--network", "--network host with network=bridge");
+	char *n3[] = {"--net=host"};
+	refused(&c, n3, 1, "--network", "--net=host with network=bridge");
+	char *alias[] = {"--network-alias=db"};
+	struct strvec al = {0};
+	struct err ae = {0};
+	ok(engine_run_argv(&al, "docker", &c, NAME, CREATED, alias, 1, &ae) == 0,
+	   "run: --network-alias is not a --network, even with network=bridge");
+	strvec_clear(&al);
+	cfg_free(&c);
+
+	cfg_init(&c);
+	struct strvec out = {0};
+	struct err e = {0};
+	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NULL, 0, &e);
+	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0, "run: no image is a usage error");
+	ok(strstr(e.msg, "image") != NULL, "run: no image: the message says so");
+	strvec_clear(&out);
+	cfg_free(&c);
+}
+
+static void test_exec(void)
+{
+	struct strvec out = {0};
+	char *env[] = {"A=1", "B=-x y"};
+	char *cmd[] = {"ls", "-la", "--", "$HOME"};
+	engine_exec_argv(&out, "/usr/bin/docker", "ctr1", env, 2, true, cmd, 4);
+	const char *exp[] = {"/usr/bin/docker", "exec", "--interactive", "--env=A=1",
+			     "--env=B=-x y", "--", "ctr1", "ls", "-la", "--", "$HOME", NULL};
+	is_argv(&out, exp, "exec: interactive, env as --env=K=V, -- before the container");
+	strvec_clear(&out);
+
+	char *cmd2[] = {"true"};
+	engine_exec_argv(&out, "podman", "-ctr", NULL, 0, false, cmd2, 1);
+	const char *exp2[] = {"podman", "exec", "--", "-ctr", "true", NULL};
+	is_argv(&out, exp2, "exec: no env, not interactive");
+	strvec_clear(&out);
+
+	engine_exec_argv(&out, "podman", "c", NULL, 0, false, NULL, 0);
+	const char *exp3[] = {"podman", "exec", "--", "c", NULL};
+	is_argv(&out, exp3, "exec: no command");
+	strvec_clear(&out);
+}
+
+static void test_queries(void)
+{
+	struct strvec out = {0};
+	engine_inspect_argv(&out, "docker", "sandbox-abc");
+	const char *inspect[] = {
+		"docker", "inspect", "--type=container",
+		"--format={{.Id}}\t{{.State.Running}}\t"
+		"{{index .Config.Labels \"sandbox.workspace\"}}\t"
+		"{{index .Config.Labels \"sandbox.workdir\"}}",
+		"--", "sandbox-abc", NULL};
+	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir label");
+	strvec_clear(&out);
+
+	char *ids[] = {"id1", "id2", "id3"};
+	engine_describe_argv(&out, "podman", ids, 3);
+	const char *describe[] = {
+		"podman", "inspect", "--type=container",
+		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
+		"{{index .Config.Labels \"sandbox.created\"}}",
+		"--", "id1", "id2", "id3", NULL};
+	is_argv(&out, describe, "describe: id, name, status, image, created label, of every id");
+	strvec_clear(&out);
+
+	engine_ps_argv(&out, "docker");
+	const char *ps[] = {"docker", "ps", "--all", "--quiet", "--no-trunc",
+			    "--filter=label=sandbox.workspace=true", NULL};
+	is_argv(&out, ps, "ps: all full IDs with the workspace label");
+	strvec_clear(&out);
+}
+
+static void test_lifecycle(void)
+{
+	struct strvec out = {0};
+	engine_start_argv(&out, "docker", "sandbox-abc");
+	const char *start[] = {"docker", "start", "--", "sandbox-abc", NULL};
+	is_argv(&out, start, "start");
+	strvec_clear(&out);
+
+	engine_stop_argv(&out, "docker", "sandbox-abc");
+	const char *stop[] = {"docker", "stop", "-t", "1", "--", "sandbox-abc", NULL};
+	is_argv(&out, stop, "stop: -t 1");
+	strvec_clear(&out);
+
+	char *ids[] = {"id1", "id2"};
+	engine_rm_argv(&out, "podman", ids, 2);
+	const char *rm[] = {"podman", "rm", "--force", "--volumes", "--", "id1", "id2", NULL};
+	is_argv(&out, rm, "rm: --force --volumes, several ids");
+	strvec_clear(&out);
+}
+
+int main(void)
+{
+	test_run_defaults();
+	test_run_all_options();
+	test_run_extra();
+	test_run_refusals();
+	test_exec();
+	test_queries();
+	test_lifecycle();
+	return done_testing();
+}
