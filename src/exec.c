@@ -87,7 +87,7 @@ static bool pump(struct stream *s, int fd)
 static void cancel_in_container(const struct exec_req *rq, const char *tag)
 {
 	struct strvec argv = {0};
-	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sh", (char *)tag};
+	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", (char *)tag};
 	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
 	sig_atomic_t saved = spawn_interrupted;
 	spawn_interrupted = 0;

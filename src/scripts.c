@@ -32,11 +32,23 @@ const char SCRIPT_EXEC[] =
 	"exit \"$s\"\n";
 
 /* BusyBox's kill takes no `--`: a negative pid goes right after the
- * signal. Fractional sleep is not everywhere, hence the fallback. */
+ * signal. Fractional sleep is not everywhere, hence the fallback. When
+ * /tmp could not hold the pid file (a read-only root), the wrapper is
+ * found by its arguments, "sh TAG ...", in /proc; this script runs as
+ * $0 = sandbox-kill so that it never finds itself. Not `: >file`: a
+ * redirection error on a special builtin would end the script. */
 const char SCRIPT_KILL[] =
-	"p=/tmp/.sandbox-exec-$1\n"
-	"{ : >\"$p.stop\"; } 2>/dev/null\n"
-	"if { read -r g <\"$p.pid\"; } 2>/dev/null && [ -n \"$g\" ]; then\n"
+	"p=/tmp/.sandbox-exec-$1 g=\n"
+	"{ true >\"$p.stop\"; } 2>/dev/null\n"
+	"{ read -r g <\"$p.pid\"; } 2>/dev/null\n"
+	"if [ -z \"$g\" ]; then\n"
+	"  for f in /proc/[0-9]*/cmdline; do\n"
+	"    case $(tr '\\000' ' ' <\"$f\" 2>/dev/null) in\n"
+	"    *\" sh $1 \"*) g=${f#/proc/}; g=${g%/cmdline}; break ;;\n"
+	"    esac\n"
+	"  done\n"
+	"fi\n"
+	"if [ -n \"$g\" ]; then\n"
 	"  kill -15 -\"$g\" 2>/dev/null\n"
 	"  i=0\n"
 	"  while [ $i -lt 10 ] && kill -0 -\"$g\" 2>/dev/null; do\n"
