@@ -17,6 +17,7 @@ struct app {
 	char *cache_dir;       /* verified container IDs; NULL: no cache */
 	bool json;
 	const char *ref;       /* -w, --workspace or SANDBOX_WORKSPACE */
+	bool ref_from_env;     /* ref came from SANDBOX_WORKSPACE */
 	/* Command options that are not config keys. */
 	const char *shell;     /* exec/run -c TEXT */
 	const char *cwd;

@@ -127,7 +127,7 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 		rc = outcome_status(a, &res);
 		if (a->json)
 			print_exec_json(ws->name, &res, rc, &cap);
-	} else if (e->kind != ERR_USAGE) {
+	} else if (e->kind != ERR_USAGE && e->kind != ERR_ENGINE) {
 		/* A failure of the workspace is never a command's status. */
 		e->kind = ERR_WORKSPACE;
 	}
@@ -170,6 +170,9 @@ int cmd_exec(struct app *a, struct err *e)
 				ws.name, ws.name);
 	}
 	int rc = exec_in(a, &ws, e);
+	/* The caller needs the ref of what we made, even when exec failed. */
+	if (rc < 0 && ws.created)
+		snprintf(e->workspace, sizeof(e->workspace), "%s", ws.name);
 	ws_free(&ws);
 	return rc;
 }

@@ -324,7 +324,8 @@ int cmd_destroy(struct app *a, struct err *e)
 		a->older_than = -1;
 		return cmd_prune(a, e);
 	}
-	if (!a->args.n && a->ref)
+	/* Removal is not implied by the environment: -w, or refs, say it. */
+	if (!a->args.n && a->ref && !a->ref_from_env)
 		strvec_push(&a->args, a->ref);
 	if (!a->args.n)
 		return err_set(e, ERR_USAGE, "which workspaces? give their refs, or --all");

@@ -300,6 +300,9 @@ int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e)
 	 * write is a way into the caller's account. */
 	if (st.st_mode & S_IWOTH)
 		return err_set(e, ERR_CONFIG, "%s: writable by everyone; run chmod o-w on it", path);
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return err_set(e, ERR_CONFIG, "%s: owned by another user (uid %ld); refusing to read it",
+			       path, (long)st.st_uid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));

@@ -174,6 +174,10 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	}
 
 	bool both_done = st.s[0].done && st.s[1].done;
+	/* A client sharing our terminal dies of the same Ctrl-C, closing the
+	 * pipes before the loop saw the signal. */
+	if (cancelled == EXEC_DONE && !both_done && spawn_interrupted)
+		cancelled = EXEC_INTERRUPTED;
 	/* Still open: a background process holds the pipes, or we cancel. The
 	 * local client goes first: left with full pipes nobody reads, it
 	 * stalls the daemon, and the kill exec below would hang behind it. */

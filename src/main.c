@@ -77,12 +77,12 @@ struct command {
 	"  --network none|bridge|NAME   network (default none)\n" \
 	"  --mount HOST[:CTR[:ro]]      bind mount (CTR defaults to the workdir)\n" \
 	"  --memory SIZE, --cpus N, --pids-limit N (default 2048; -1: none)\n" \
-	"  --user USER, --env K=V, --name NAME\n" \
+	"  --user USER, -e, --env K=V, --name NAME\n" \
 	"  --setup CMD            run once after creation; failure removes it\n"
 #define EXEC_OPTS \
 	"  --timeout SECONDS      kill the command in the workspace after this\n" \
 	"  --cwd DIR              directory to run in (relative: under the workdir)\n" \
-	"  --env K=V              environment for this command (repeatable)\n" \
+	"  -e, --env K=V          environment for this command (repeatable)\n" \
 	"  -i, --interactive      forward stdin to the command\n" \
 	"  --max-output BYTES     with --json, bytes kept per stream (default 1 MiB)\n"
 
@@ -102,7 +102,8 @@ static const struct command commands[] = {
 	{"start", cmd_start, 0, false, "start [REF]", "Start a stopped workspace.\n"},
 	{"stop", cmd_stop, 0, false, "stop [REF]", "Stop a workspace; its files stay.\n"},
 	{"destroy", cmd_destroy, G_DESTROY, false, "destroy REF... | destroy --all",
-	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"},
+	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
+	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n"},
 	{"list", cmd_list, 0, false, "list", "List the workspaces: ref, state, image, age.\n"},
 	{"prune", cmd_prune, G_PRUNE, false, "prune [--older-than DURATION] [--stopped]",
 	 "Remove workspaces in bulk (DURATION: 90s, 15m, 2h, 7d).\n"},
@@ -347,6 +348,10 @@ static void report(const struct app *a, const struct err *e)
 		json_key(&j, "message");
 		json_str(&j, e->msg);
 		json_obj_close(&j);
+		if (e->workspace[0]) {
+			json_key(&j, "workspace");
+			json_str(&j, e->workspace);
+		}
 		json_obj_close(&j);
 		json_print(&j);
 		sbuf_free(&j.out);
@@ -397,6 +402,7 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 	if (!a->ref) {
 		const char *env = getenv("SANDBOX_WORKSPACE");
 		a->ref = env && *env ? env : NULL;
+		a->ref_from_env = a->ref != NULL;
 	}
 	spawn_verbose = p->verbose;
 	envp_build(&a->envp, environ);

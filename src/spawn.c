@@ -92,9 +92,15 @@ int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 	sigfillset(&all);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					       POSIX_SPAWN_SETPGROUP);
+	/* A group of its own keeps a terminal's Ctrl-C from killing the client
+	 * behind our back, but a client that reads the terminal must stay in
+	 * the foreground group, or SIGTTIN stops it. */
+	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	if (in != IO_INHERIT) {
+		posix_spawnattr_setpgroup(&attr, 0);
+		flags |= POSIX_SPAWN_SETPGROUP;
+	}
+	posix_spawnattr_setflags(&attr, flags);
 
 	int rc = -1;
 	if (plan_fd(&fa, 0, in, &p->in, &child[0]) < 0 ||

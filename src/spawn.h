@@ -1,7 +1,8 @@
 /* spawn.h: starting the engine CLI. posix_spawn with an absolute path and
  * an explicit envp, signal mask and dispositions reset, its own process
  * group (so a terminal's Ctrl-C reaches only us, and we decide what the
- * engine should do about it), every other descriptor closed on exec. */
+ * engine should do about it) unless it reads our stdin, every other
+ * descriptor closed on exec. */
 #ifndef SANDBOX_SPAWN_H
 #define SANDBOX_SPAWN_H
 
