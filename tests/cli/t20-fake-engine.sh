@@ -1,0 +1,298 @@
+#!/bin/bash
+# What sandbox hands its engine, seen through tests/fake-engine: the argv
+# (argument by argument), the environment (an allow-list: nothing else of
+# the caller's gets through), the engine's path, and the calls it makes.
+. "$(dirname "$0")/../lib.sh"
+only_once
+test_have_prereq PYTHON || skip_all "python3 is needed to read the fake engine's log"
+
+REF=sandbox-0123456789ab
+
+test_expect_success 'create: the run command line' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" create --image img:1 >out &&
+	R=$(cat out) &&
+	fake_calls >calls &&
+	cmp_text run calls &&
+	fake_argv 1 >argv &&
+	head -n 2 argv >first &&
+	printf "%s\n" "$FAKE" run >expect &&
+	cmp_file expect first &&
+	for a in --detach "--name=$R" --label=sandbox.workspace=true --init \
+		--network=none --pids-limit=2048 --label=sandbox.workdir=/workspace; do
+		grep_file -x -e "$a" argv || return 1
+	done &&
+	grep_file -E "^--label=sandbox.created=[0-9]+$" argv &&
+	grep_file -E "^--label=sandbox.version=[0-9]" argv &&
+	sed -n "/^--$/,\$p" argv | head -n 2 >tail &&
+	printf "%s\n" -- img:1 >expect &&
+	cmp_file expect tail
+'
+
+test_expect_success 'create: options become single arguments, whatever they hold' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" create --image img:1 --env "K=a b
+c" --env "Q=it${SQ}s \$x" --mount "$TRASH:/m:ro" --memory 1g --cpus 0.5 \
+		--pids-limit -1 --user 1000:1000 --network bridge >/dev/null &&
+	fake_argv 1 >argv &&
+	for a in "--env=K=a b\\nc" "--env=Q=it${SQ}s \$x" \
+		"--mount=type=bind,source=$TRASH,target=/m,readonly" \
+		--memory=1g --cpus=0.5 --pids-limit=-1 --user=1000:1000 --network=bridge; do
+		grep_file -x -F -e "$a" argv || return 1
+	done
+'
+
+test_expect_success 'create -- ARGS: they go to the engine as they are, before the image' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" create --image img:1 -- --hostname "a b" --cap-drop=ALL >/dev/null &&
+	fake_argv 1 >argv &&
+	sed -n "/^--$/q;p" argv | tail -n 3 >extra &&
+	printf "%s\n" --hostname "a b" --cap-drop=ALL >expect &&
+	cmp_file expect extra
+'
+
+test_expect_success 'create -- --network X replaces the default --network=none' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" create --image img:1 -- --network=host >/dev/null &&
+	fake_argv 1 >argv &&
+	grep_file -x -e --network=host argv &&
+	no_grep_file -x -e --network=none argv
+'
+
+test_expect_success 'the engine gets only the allowed variables of the environment' '
+	fake_engine fakedock &&
+	mkdir -p home &&
+	env -i SECRET_TOKEN=x AWS_SECRET_ACCESS_KEY=y LD_PRELOAD=/nonexistent/lib.so \
+		LD_LIBRARY_PATH=/nonexistent DOCKER_HOST=unix:///x LC_ALL=C \
+		PATH="$TRASH/fake-bin:/usr/bin:/bin" HOME="$TRASH/home" FOO=bar \
+		SANDBOX_WORKSPACE= BASH_ENV=/nonexistent ENV=/nonexistent \
+		ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+		"$SANDBOX" --engine fakedock create --image img:1 >out 2>err &&
+	fake_env 1 >env &&
+	printf "%s\n" DOCKER_HOST=unix:///x "HOME=$TRASH/home" LC_ALL=C \
+		"PATH=$TRASH/fake-bin:/usr/bin:/bin" | LC_ALL=C sort >expect &&
+	cmp_file expect env
+'
+
+test_expect_success 'without a PATH, or with an empty one, the engine gets the default PATH' '
+	fake_engine fakedock &&
+	env -i HOME="$TRASH" ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+		"$SANDBOX" --engine "$FAKE" create --image img:1 >/dev/null &&
+	env -i PATH= HOME="$TRASH" ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+		"$SANDBOX" --engine "$FAKE" create --image img:1 >/dev/null &&
+	printf "%s\n" "HOME=$TRASH" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin >expect &&
+	fake_env 1 >env &&
+	cmp_file expect env &&
+	fake_env 2 >env &&
+	cmp_file expect env
+'
+
+test_expect_success 'every variable of the allow-list gets through' '
+	fake_engine fakedock &&
+	allowed="PATH HOME USER LOGNAME LANG LANGUAGE TZ TMPDIR LC_CTYPE LC_MESSAGES
+		DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG DOCKER_CERT_PATH DOCKER_TLS_VERIFY
+		CONTAINER_HOST CONTAINER_CONNECTION CONTAINERS_CONF CONTAINERS_STORAGE_CONF
+		CONTAINERS_REGISTRIES_CONF XDG_RUNTIME_DIR XDG_CONFIG_HOME XDG_DATA_HOME
+		SSH_AUTH_SOCK DBUS_SESSION_BUS_ADDRESS CONTAINER_SSHKEY" &&
+	vars=() &&
+	for v in $allowed; do
+		case $v in
+		PATH) vars+=("PATH=$TRASH/fake-bin:/usr/bin:/bin") ;;
+		*) vars+=("$v=value-of-$v") ;;
+		esac
+	done &&
+	env -i "${vars[@]}" NOT_ALLOWED=1 ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+		"$SANDBOX" --engine "$FAKE" create --image img:1 >/dev/null &&
+	fake_env 1 >env &&
+	printf "%s\n" "${vars[@]}" | LC_ALL=C sort >expect &&
+	cmp_file expect env
+'
+
+test_expect_success 'the engine named without a path is found in PATH and run by its absolute path' '
+	fake_engine fakedock &&
+	PATH="$TRASH/fake-bin:$PATH" "$SANDBOX" --engine fakedock -w "$REF" exec -- true &&
+	for n in $(seq 1 "$(fake_calls | wc -l)"); do
+		fake_argv "$n" | head -n 1 >argv0 &&
+		cmp_text "$TRASH/fake-bin/fakedock" argv0 || return 1
+	done
+'
+
+test_expect_success 'a relative PATH entry is not searched' '
+	fake_engine fakedock &&
+	expect_status 255 env PATH="fake-bin:/usr/bin:/bin" "$SANDBOX" --engine fakedock -w "$REF" exec -- true 2>err &&
+	cmp_text "sandbox: exec: engine ${SQ}fakedock${SQ} not found in PATH; install Docker or Podman, or pass --engine" err &&
+	must_be_empty "$FAKE_LOG/calls"
+'
+
+test_expect_success 'exec: the command line, the wrapper, the command last' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" -w "$REF" exec --env "A=1 2" -i -- echo "x y" "" &&
+	fake_calls >calls &&
+	printf "%s\n" inspect exec >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 >argv &&
+	sed -n "/^--$/q;p" argv >opts &&
+	printf "%s\n" "$FAKE" exec --interactive "--env=A=1 2" >expect &&
+	cmp_file expect opts &&
+	tail -n 5 argv >tail &&
+	printf "%s\n" /workspace "" echo "x y" "" >expect &&
+	cmp_file expect tail
+'
+
+test_expect_success 'exec --cwd: a leading - cannot become an option of cd' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" -w "$REF" exec --cwd -P -- true &&
+	fake_argv 2 | tail -n 2 >tail &&
+	printf "%s\n" ./-P true >expect &&
+	cmp_file expect tail
+'
+
+test_expect_success 'exec after create: one engine call, no inspect' '
+	fake_engine fakedock &&
+	R=$("$SANDBOX" --engine "$FAKE" create --image img:1) &&
+	"$SANDBOX" --engine "$FAKE" -w "$R" exec -- true &&
+	"$SANDBOX" --engine "$FAKE" -w "$R" exec -- true &&
+	fake_calls >calls &&
+	printf "%s\n" run exec exec >expect &&
+	cmp_file expect calls
+'
+
+test_expect_success 'exec: the command'"'"'s status comes through (125)' '
+	fake_engine fakedock &&
+	echo 125 >"$FAKE_LOG/exec-status" &&
+	expect_status 125 "$SANDBOX" --engine "$FAKE" -w "$REF" exec -- true
+'
+
+test_expect_success 'exec: an engine that cannot exec is exit 255, never its 126' '
+	fake_engine fakedock &&
+	echo "Error: cannot exec in a stopped container" >"$FAKE_LOG/exec-fail" &&
+	expect_status 255 "$SANDBOX" --engine "$FAKE" -w "$REF" exec -- true >out 2>err &&
+	must_be_empty out &&
+	grep_file "^sandbox: exec: " err &&
+	grep_file "cannot exec in a stopped container" err &&
+	line_count 1 err
+'
+
+test_expect_success 'a bad ref: no engine call at all' '
+	fake_engine fakedock &&
+	for ref in -rm "a b" ../x "a
+b" ""; do
+		expect_status 2 "$SANDBOX" --engine "$FAKE" -w "$ref" exec -- true 2>/dev/null &&
+		expect_status 2 "$SANDBOX" --engine "$FAKE" start -- "$ref" 2>/dev/null &&
+		expect_status 2 "$SANDBOX" --engine "$FAKE" stop -- "$ref" 2>/dev/null &&
+		expect_status 2 "$SANDBOX" --engine "$FAKE" destroy -- "$ref" 2>/dev/null || return 1
+	done &&
+	check "no engine call" test ! -e "$FAKE_LOG/calls"
+'
+
+test_expect_success 'refused engine run arguments: no engine call' '
+	fake_engine fakedock &&
+	for a in --name=x --label=a=b "--entrypoint x" "-l a=b" -dl; do
+		expect_status 2 "$SANDBOX" --engine "$FAKE" create --image img:1 -- $a 2>/dev/null || return 1
+	done &&
+	check "no engine call" test ! -e "$FAKE_LOG/calls"
+'
+
+test_expect_success 'destroy removes with the volumes, by ID, after checking the label' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" destroy "$REF" >out &&
+	cmp_text "removed $REF" out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect rm >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 >argv &&
+	grep_file -x -e --volumes argv &&
+	grep_file -x -e --force argv
+'
+
+# The fake engine'"'"'s containers: ID NAME STATE CREATED (epoch).
+containers() {
+	local now
+	now=$(now_s)
+	printf "%s\n" \
+		"aaaa00000000000000000001 sandbox-aaaaaaaaaaa1 running $((now - 10))" \
+		"aaaa00000000000000000002 sandbox-aaaaaaaaaaa2 exited $((now - 10))" \
+		"aaaa00000000000000000003 sandbox-aaaaaaaaaaa3 running $((now - 3 * 86400))" \
+		"aaaa00000000000000000004 sandbox-aaaaaaaaaaa4 exited $((now - 3 * 86400))" \
+		>"$FAKE_LOG/containers"
+}
+
+test_expect_success 'prune --stopped: the stopped ones' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" prune --stopped >out &&
+	printf "removed %s\n" sandbox-aaaaaaaaaaa2 sandbox-aaaaaaaaaaa4 >expect &&
+	cmp_file expect out
+'
+
+test_expect_success 'prune --older-than 2d: the old ones' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" prune --older-than 2d >out &&
+	printf "removed %s\n" sandbox-aaaaaaaaaaa3 sandbox-aaaaaaaaaaa4 >expect &&
+	cmp_file expect out
+'
+
+test_expect_success 'prune --older-than 2d --stopped: old and stopped' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" prune --older-than 2d --stopped >out &&
+	cmp_text "removed sandbox-aaaaaaaaaaa4" out
+'
+
+test_expect_success 'prune: all of them' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" prune >out &&
+	printf "removed sandbox-aaaaaaaaaaa%s\n" 1 2 3 4 >expect &&
+	cmp_file expect out
+'
+
+test_expect_success 'destroy --all: all of them, in one rm' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" destroy --all >out &&
+	printf "removed sandbox-aaaaaaaaaaa%s\n" 1 2 3 4 >expect &&
+	cmp_file expect out &&
+	grep -c "^rm$" "$FAKE_LOG/calls" >n &&
+	cmp_text 1 n
+'
+
+test_expect_success 'list: ref, state, image, age (s below 2m, then m, h from 2h, d from 2d)' '
+	fake_engine fakedock &&
+	now=$(now_s) &&
+	printf "%s\n" \
+		"bbbb00000000000000000001 sandbox-bbbbbbbbbbb1 running $((now - 10))" \
+		"bbbb00000000000000000002 sandbox-bbbbbbbbbbb2 exited $((now - 150))" \
+		"bbbb00000000000000000003 sandbox-bbbbbbbbbbb3 created $((now - 3 * 3600 - 100))" \
+		"bbbb00000000000000000004 sandbox-bbbbbbbbbbb4 paused $((now - 3 * 86400 - 100))" \
+		>"$FAKE_LOG/containers" &&
+	"$SANDBOX" --engine "$FAKE" list >out &&
+	{
+		printf "%-24s %-10s %-32s %s\n" REF STATE IMAGE AGE &&
+		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb1 running fake/image:1 10s &&
+		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb2 exited fake/image:1 2m &&
+		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb3 created fake/image:1 3h &&
+		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb4 paused fake/image:1 3d
+	} >expect &&
+	sed "s/ 1[0-2]s$/ 10s/" out >got &&
+	cmp_file expect got
+'
+
+test_expect_success 'stop, start: by ID after the label check' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" stop sandbox-aaaaaaaaaaa1 >out &&
+	cmp_text sandbox-aaaaaaaaaaa1 out &&
+	"$SANDBOX" --engine "$FAKE" start sandbox-aaaaaaaaaaa2 >out &&
+	cmp_text sandbox-aaaaaaaaaaa2 out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect stop inspect start >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 | tail -n 1 >id &&
+	cmp_text aaaa00000000000000000001 id
+'
+
+test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
+	fake_engine fakedock &&
+	"$SANDBOX" -v --engine "$FAKE" -w "$REF" exec -- echo "it${SQ}s" 2>err &&
+	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}${SQ} -- $REF" err &&
+	grep_file -F "+ $FAKE exec -- " err &&
+	grep_file -F " /workspace ${SQ}${SQ} echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
+'
+
+test_done
