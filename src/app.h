@@ -24,6 +24,18 @@ struct app {
 	bool interactive;
 	bool all, stopped;
 	long older_than;       /* seconds; -1: any age */
+	/* File tools. */
+	long offset, limit;    /* read: lines; glob, grep: results */
+	bool raw;
+	const char *content;   /* write --content */
+	struct sbuf old_text, new_text; /* edit: --old/--new, or their files */
+	bool old_set, new_set;
+	const char *expect_sha;
+	const char *path;      /* glob, grep: --path */
+	const char *glob;      /* grep --glob */
+	bool icase, fixed;
+	const char *output;    /* grep: files, content or count */
+	long after, before;    /* grep context lines */
 	struct strvec args;    /* positional arguments, or the command */
 	struct strvec extra;   /* create/run: engine run arguments after -- */
 };
@@ -36,5 +48,10 @@ int cmd_stop(struct app *a, struct err *e);
 int cmd_destroy(struct app *a, struct err *e);
 int cmd_list(struct app *a, struct err *e);
 int cmd_prune(struct app *a, struct err *e);
+int cmd_read(struct app *a, struct err *e);
+int cmd_write(struct app *a, struct err *e);
+int cmd_edit(struct app *a, struct err *e);
+int cmd_glob(struct app *a, struct err *e);
+int cmd_grep(struct app *a, struct err *e);
 
 #endif

@@ -17,15 +17,6 @@ static int write_live(void *ctx, int stream, const char *buf, size_t n)
 	return write_all(stream, buf, n);
 }
 
-/* Setup output: all of it to stderr, so stdout keeps only the result. */
-static int write_stderr(void *ctx, int stream, const char *buf, size_t n)
-{
-	(void)ctx;
-	(void)stream;
-	write_all(2, buf, n);
-	return 0;
-}
-
 struct captures {
 	struct capture out, err;
 };
@@ -127,7 +118,7 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 		rc = outcome_status(a, &res);
 		if (a->json)
 			print_exec_json(ws->name, &res, rc, &cap);
-	} else if (e->kind != ERR_USAGE && e->kind != ERR_ENGINE) {
+	} else if (e->kind == ERR_FAILED) {
 		/* A failure of the workspace is never a command's status. */
 		e->kind = ERR_WORKSPACE;
 	}
@@ -147,28 +138,13 @@ static int check_command(struct app *a, struct err *e)
 	return 0;
 }
 
-static struct exec_sink setup_sink(void)
-{
-	return (struct exec_sink){write_stderr, NULL};
-}
-
 int cmd_exec(struct app *a, struct err *e)
 {
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
-	if (a->ref) {
-		if (ws_attach(a, a->ref, true, &ws, e) < 0)
-			return -1;
-	} else {
-		if (ws_create(a, setup_sink(), &ws, e) < 0) {
-			e->kind = e->kind == ERR_USAGE ? ERR_USAGE : ERR_WORKSPACE;
-			return -1;
-		}
-		if (!a->json)
-			fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n",
-				ws.name, ws.name);
-	}
+	if (ws_select(a, &ws, e) < 0)
+		return -1;
 	int rc = exec_in(a, &ws, e);
 	/* The caller needs the ref of what we made, even when exec failed. */
 	if (rc < 0 && ws.created)
@@ -182,13 +158,14 @@ int cmd_run(struct app *a, struct err *e)
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
-	if (ws_create(a, setup_sink(), &ws, e) < 0) {
-		e->kind = e->kind == ERR_USAGE ? ERR_USAGE : ERR_WORKSPACE;
+	if (ws_create(a, &ws, e) < 0) {
+		if (e->kind == ERR_FAILED)
+			e->kind = ERR_WORKSPACE;
 		return -1;
 	}
 	int rc = -1;
 	if (spawn_interrupted)
-		err_set(e, ERR_WORKSPACE, "interrupted");
+		err_set(e, ERR_INTERRUPTED, "interrupted; the workspace is removed");
 	else
 		rc = exec_in(a, &ws, e);
 	/* Whatever happened, nothing is left behind: a signal that arrived

@@ -12,14 +12,6 @@
 #include "spawn.h"
 #include "workspace.h"
 
-static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
-{
-	(void)ctx;
-	(void)stream;
-	write_all(2, buf, n);
-	return 0;
-}
-
 static void print_ref(struct app *a, const char *key, const struct ws *ws)
 {
 	if (!a->json) {
@@ -42,7 +34,7 @@ int cmd_create(struct app *a, struct err *e)
 	if (a->args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'; engine run arguments go after --", a->args.v[0]);
 	struct ws ws;
-	if (ws_create(a, (struct exec_sink){setup_to_stderr, NULL}, &ws, e) < 0)
+	if (ws_create(a, &ws, e) < 0)
 		return -1;
 	print_ref(a, "workspace", &ws);
 	ws_free(&ws);

@@ -56,8 +56,8 @@ static int scan_extra(char *const *extra, size_t n, struct extra_scan *sc,
 }
 
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
-		    const char *name, long long created, char *const *extra,
-		    size_t nextra, struct err *e)
+		    const char *name, long long created, const char *nonce,
+		    char *const *extra, size_t nextra, struct err *e)
 {
 	struct extra_scan sc;
 	if (scan_extra(extra, nextra, &sc, e) < 0)
@@ -74,6 +74,7 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_pushf(out, "--label=%s=true", LABEL_WORKSPACE);
 	strvec_pushf(out, "--label=%s=%lld", LABEL_CREATED, created);
 	strvec_pushf(out, "--label=%s=%s", LABEL_VERSION, SANDBOX_VERSION);
+	strvec_pushf(out, "--label=%s=%s", LABEL_NONCE, nonce);
 	strvec_push(out, "--init");
 	strvec_push(out, "--entrypoint=sh");
 	if (!sc.network)
@@ -125,7 +126,8 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
 	strvec_push(out, "--format={{.Id}}\t{{.State.Running}}\t{{index .Config.Labels \""
-			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}");
+			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
+			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }

@@ -16,20 +16,22 @@
 #define LABEL_CREATED "sandbox.created"
 #define LABEL_VERSION "sandbox.version"
 #define LABEL_WORKDIR "sandbox.workdir"
+#define LABEL_NONCE "sandbox.nonce"
 
-/* `run --detach` for a new workspace. extra are the user's own engine run
+/* `run --detach` for a new workspace. nonce, a random label value, tells
+ * this create's container from any other of the same name. extra are the user's own engine run
  * arguments: refused when they would change the name, the labels or the
  * entrypoint, or bring a --network next to a non-default one. */
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
-		    const char *name, long long created, char *const *extra,
-		    size_t nextra, struct err *e);
+		    const char *name, long long created, const char *nonce,
+		    char *const *extra, size_t nextra, struct err *e);
 
 /* `exec [-i] --env=K=V... -- CTR CMD...`. */
 void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
 		      char *const *env, size_t nenv, bool interactive,
 		      char *const *cmd, size_t ncmd);
 
-/* `inspect` of one container: "ID\tRUNNING\tLABEL\tWORKDIR" on one line. */
+/* `inspect` of one container: "ID\tRUNNING\tLABEL\tWORKDIR\tNONCE". */
 void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr);
 /* `inspect` of several: "ID\tNAME\tSTATE\tIMAGE\tCREATED" per line. */
 void engine_describe_argv(struct strvec *out, const char *engine,

@@ -24,6 +24,7 @@ const char *err_kind_name(enum err_kind kind)
 	case ERR_FAILED: return "failed";
 	case ERR_ENGINE: return "engine";
 	case ERR_WORKSPACE: return "workspace";
+	case ERR_INTERRUPTED: return "interrupted";
 	case ERR_NONE: break;
 	}
 	return "none";
@@ -37,6 +38,7 @@ int err_exit_status(enum err_kind kind)
 	case ERR_FAILED: return 1;
 	case ERR_ENGINE:
 	case ERR_WORKSPACE: return 255;
+	case ERR_INTERRUPTED: return 130; /* main makes it 128+N */
 	case ERR_NONE: break;
 	}
 	return 0;

@@ -11,6 +11,7 @@ enum err_kind {
 	ERR_FAILED,    /* the operation failed: exit 1 */
 	ERR_ENGINE,    /* engine missing or unreachable: exit 255 */
 	ERR_WORKSPACE, /* workspace gone, refused, stopped: exit 255 */
+	ERR_INTERRUPTED, /* SIGINT, SIGTERM or SIGHUP: exit 128+N */
 };
 
 struct err {

@@ -1,7 +1,10 @@
 /* exec.c: see exec.h. */
+/* F_SETPIPE_SZ is Linux's; elsewhere the pipes keep their size. */
+#define _GNU_SOURCE
 #include "exec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ struct stream {
 	struct marker_scan scan;
 	bool done;
 	int status;
+	struct sbuf out; /* output of one read, passed on in one piece */
 };
 
 struct exec_state {
@@ -36,6 +40,9 @@ struct exec_state {
 	struct exec_res *res;
 	struct stream s[2];
 	bool ready, nocwd, broken_pipe;
+	int fds[2];         /* the engine's stdout and stderr */
+	int win;            /* its stdin, when we feed it */
+	long long deadline; /* -1: none */
 };
 
 static void on_data(void *ctx, const char *buf, size_t n)
@@ -50,8 +57,17 @@ static void on_data(void *ctx, const char *buf, size_t n)
 			sbuf_add(eb, buf, n < ENGINE_ERR_MAX - eb->len ? n : ENGINE_ERR_MAX - eb->len);
 		return;
 	}
-	if (st->rq->sink.write(st->rq->sink.ctx, s->num, buf, n) < 0)
+	/* Gathered: binary output breaks at every \036 into small pieces. */
+	sbuf_add(&s->out, buf, n);
+}
+
+static void flush(struct stream *s)
+{
+	struct exec_state *st = s->st;
+	if (s->out.len && !st->broken_pipe &&
+	    st->rq->sink.write(st->rq->sink.ctx, s->num, s->out.buf, s->out.len) < 0)
 		st->broken_pipe = true;
+	sbuf_reset(&s->out);
 }
 
 static void on_marker(void *ctx, const char *word)
@@ -79,6 +95,7 @@ static bool pump(struct stream *s, int fd)
 		return false;
 	struct marker_sink sink = {on_data, on_marker, s};
 	marker_feed(&s->scan, buf, (size_t)r, &sink);
+	flush(s);
 	return true;
 }
 
@@ -104,13 +121,10 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
+/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD CMD..., as an engine exec. */
+static void build_argv(const struct exec_req *rq, const char *tag, struct strvec *argv)
 {
-	char tag[MARKER_TAG_LEN + 1];
-	if (random_hex(tag, MARKER_TAG_LEN) < 0)
-		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
-
-	struct strvec cmd = {0}, argv = {0};
+	struct strvec cmd = {0};
 	strvec_push(&cmd, "sh");
 	strvec_push(&cmd, "-c");
 	strvec_push(&cmd, SCRIPT_EXEC);
@@ -123,69 +137,150 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	else
 		strvec_push(&cmd, rq->cwd ? rq->cwd : "");
 	strvec_push_all(&cmd, rq->cmd, rq->ncmd);
-	engine_exec_argv(&argv, rq->engine, rq->ctr, rq->env, rq->nenv, rq->interactive,
-			 cmd.v, cmd.n);
+	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv,
+			 rq->interactive || rq->feed, cmd.v, cmd.n);
 	strvec_clear(&cmd);
+}
 
+static void setup_pipes(struct exec_state *st, struct proc *p)
+{
+	st->fds[0] = p->out;
+	st->fds[1] = p->err;
+	st->win = p->in;
+	p->in = p->out = p->err = -1;
+	if (st->win >= 0)
+		fcntl(st->win, F_SETFL, fcntl(st->win, F_GETFL) | O_NONBLOCK);
+#ifdef F_SETPIPE_SZ
+	/* Bigger pipes to and from the engine client: fewer wake-ups per
+	 * mebibyte on bulk transfers (write, read --raw). */
+	if (st->win >= 0)
+		fcntl(st->win, F_SETPIPE_SZ, 1 << 20);
+	fcntl(st->fds[0], F_SETPIPE_SZ, 1 << 20);
+#endif
+}
+
+/* Why the loop must stop now, or EXEC_DONE to go on. */
+static enum exec_outcome must_stop(const struct exec_state *st, long long now)
+{
+	if (spawn_interrupted)
+		return EXEC_INTERRUPTED;
+	if (st->broken_pipe)
+		return EXEC_PIPE;
+	if (st->deadline >= 0 && now >= st->deadline)
+		return EXEC_TIMED_OUT;
+	return EXEC_DONE;
+}
+
+/* One round of poll: output in, input out. */
+static void io_round(struct exec_state *st, int wait)
+{
+	struct feed *in = st->win >= 0 ? st->rq->feed : NULL;
+	bool out_ready = in && feed_ready(in);
+	bool src_wanted = in && !out_ready && feed_wants_src(in);
+	struct pollfd pfd[4] = {
+		{st->fds[0], POLLIN, 0}, {st->fds[1], POLLIN, 0},
+		{out_ready ? st->win : -1, POLLOUT, 0},
+		{src_wanted ? in->src_fd : -1, POLLIN, 0},
+	};
+	if (poll(pfd, 4, wait) < 0)
+		return; /* EINTR: the caller looks at the signal flag */
+	for (int i = 0; i < 2; i++)
+		if (st->fds[i] >= 0 && pfd[i].revents && !pump(&st->s[i], st->fds[i]))
+			close_fd(&st->fds[i]);
+	if (pfd[3].revents)
+		feed_read_src(in);
+	/* The end of the input, a failed source (no end frame: the script
+	 * throws the partial file away) or a reader that went away. */
+	if ((pfd[2].revents && !feed_write(in, st->win)) ||
+	    (in && (feed_done(in) || in->src_errno)))
+		close_fd(&st->win);
+}
+
+/* Runs until the engine closes its output, both done markers are in
+ * (and the grace time is over), or a reason to cancel comes. */
+static enum exec_outcome io_loop(struct exec_state *st)
+{
+	long long grace_end = -1;
+	while (st->fds[0] >= 0 || st->fds[1] >= 0) {
+		long long now = now_ms();
+		if (st->s[0].done && st->s[1].done && grace_end < 0)
+			grace_end = now + GRACE_MS;
+		if (grace_end >= 0 && now >= grace_end)
+			break;
+		enum exec_outcome stop = must_stop(st, now);
+		if (stop != EXEC_DONE)
+			return stop;
+		long long until = grace_end >= 0 ? grace_end : st->deadline;
+		io_round(st, until < 0 ? -1 : (int)(until - now));
+	}
+	/* A client sharing our terminal dies of the same Ctrl-C, closing the
+	 * pipes before the loop saw the signal. */
+	if (spawn_interrupted && !(st->s[0].done && st->s[1].done))
+		return EXEC_INTERRUPTED;
+	return EXEC_DONE;
+}
+
+static void classify(struct exec_state *st, enum exec_outcome cancelled, bool killed,
+		     int engine_status)
+{
+	struct exec_res *res = st->res;
+	if (st->s[0].done && st->s[1].done) {
+		res->outcome = EXEC_DONE;
+		/* The wrapper exits with the command's status, so the engine's
+		 * code, when we let it finish, is the same number from a source
+		 * the command cannot forge; the marker covers the early return. */
+		res->status = !killed && engine_status >= 0 ? engine_status : st->s[1].status;
+	} else if (cancelled != EXEC_DONE) {
+		res->outcome = cancelled;
+	} else if (st->nocwd) {
+		res->outcome = EXEC_NO_CWD;
+	} else if (!st->ready) {
+		res->outcome = EXEC_NOT_STARTED;
+		res->status = engine_status;
+		sbuf_rtrim(&res->engine_err);
+	} else {
+		res->outcome = EXEC_LOST;
+		res->status = engine_status;
+	}
+}
+
+int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
+{
+	char tag[MARKER_TAG_LEN + 1];
+	if (random_hex(tag, MARKER_TAG_LEN) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	memset(res, 0, sizeof(*res));
-	struct exec_state st = {.rq = rq, .res = res};
+	struct exec_state st = {.rq = rq, .res = res, .deadline = -1};
 	for (int i = 0; i < 2; i++) {
 		st.s[i].st = &st;
 		st.s[i].num = i + 1;
 		marker_init(&st.s[i].scan, tag);
 	}
 
+	struct strvec argv = {0};
+	build_argv(rq, tag, &argv);
 	long long start = now_ms();
 	struct proc p;
-	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp,
-			    rq->interactive ? IO_INHERIT : IO_NULL, IO_PIPE, IO_PIPE, e);
+	enum spawn_io in = rq->feed ? IO_PIPE : rq->interactive ? IO_INHERIT : IO_NULL;
+	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp, in, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&argv);
 	if (rc < 0)
 		return -1;
+	setup_pipes(&st, &p);
+	if (rq->timeout > 0)
+		st.deadline = start + (long long)(rq->timeout * 1000);
 
-	long long deadline = rq->timeout > 0 ? start + (long long)(rq->timeout * 1000) : -1;
-	long long grace_end = -1;
-	enum exec_outcome cancelled = EXEC_DONE; /* EXEC_DONE: not cancelled */
-	int fds[2] = {p.out, p.err};
-	p.out = p.err = -1;
-
-	while (fds[0] >= 0 || fds[1] >= 0) {
-		long long now = now_ms();
-		if (st.s[0].done && st.s[1].done && grace_end < 0)
-			grace_end = now + GRACE_MS;
-		if (grace_end >= 0 && now >= grace_end)
-			break;
-		if (spawn_interrupted)
-			cancelled = EXEC_INTERRUPTED;
-		else if (st.broken_pipe)
-			cancelled = EXEC_PIPE;
-		else if (deadline >= 0 && now >= deadline)
-			cancelled = EXEC_TIMED_OUT;
-		if (cancelled != EXEC_DONE)
-			break;
-		long long until = grace_end >= 0 ? grace_end : deadline;
-		int wait = until < 0 ? -1 : (int)(until - now);
-		struct pollfd pfd[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
-		if (poll(pfd, 2, wait) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < 2; i++)
-			if (fds[i] >= 0 && pfd[i].revents && !pump(&st.s[i], fds[i]))
-				close_fd(&fds[i]);
-	}
-
+	enum exec_outcome cancelled = io_loop(&st);
+	close_fd(&st.win);
 	bool both_done = st.s[0].done && st.s[1].done;
-	/* A client sharing our terminal dies of the same Ctrl-C, closing the
-	 * pipes before the loop saw the signal. */
-	if (cancelled == EXEC_DONE && !both_done && spawn_interrupted)
-		cancelled = EXEC_INTERRUPTED;
 	/* Still open: a background process holds the pipes, or we cancel. The
 	 * local client goes first: left with full pipes nobody reads, it
 	 * stalls the daemon, and the kill exec below would hang behind it. */
-	bool killed = fds[0] >= 0 || fds[1] >= 0;
+	bool killed = st.fds[0] >= 0 || st.fds[1] >= 0;
 	if (killed)
 		kill(p.pid, SIGKILL);
-	close_fd(&fds[0]);
-	close_fd(&fds[1]);
+	close_fd(&st.fds[0]);
+	close_fd(&st.fds[1]);
 	int engine_status = proc_wait(&p);
 	if (cancelled != EXEC_DONE && !both_done)
 		cancel_in_container(rq, tag);
@@ -195,26 +290,10 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	for (int i = 0; i < 2; i++) {
 		struct marker_sink sink = {on_data, on_marker, &st.s[i]};
 		marker_flush(&st.s[i].scan, &sink);
+		flush(&st.s[i]);
+		sbuf_free(&st.s[i].out);
 	}
-
-	if (both_done) {
-		res->outcome = EXEC_DONE;
-		/* The wrapper exits with the command's status, so the engine's
-		 * code, when we let it finish, is the same number from a source
-		 * the command cannot forge; the marker covers the early return. */
-		res->status = !killed && engine_status >= 0 ? engine_status : st.s[1].status;
-	} else if (cancelled != EXEC_DONE) {
-		res->outcome = cancelled;
-	} else if (st.nocwd) {
-		res->outcome = EXEC_NO_CWD;
-	} else if (!st.ready) {
-		res->outcome = EXEC_NOT_STARTED;
-		res->status = engine_status;
-		sbuf_rtrim(&res->engine_err);
-	} else {
-		res->outcome = EXEC_LOST;
-		res->status = engine_status;
-	}
+	classify(&st, cancelled, killed, engine_status);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "feed.h"
 #include "util.h"
 
 /* Where the command's output goes: stream 1 or 2. Returns -1 when the
@@ -30,6 +31,7 @@ struct exec_req {
 	char *const *cmd;
 	size_t ncmd;
 	bool interactive;      /* the command reads our stdin */
+	struct feed *feed;     /* or: the command's stdin, framed (feed.h) */
 	double timeout;        /* seconds; 0: none */
 	struct exec_sink sink;
 };

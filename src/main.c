@@ -18,11 +18,15 @@ extern char **environ;
 enum opt_id {
 	O_KEY, O_WS, O_JSON, O_CONFIG, O_VERBOSE, O_HELP, O_VERSION,
 	O_SHELL, O_CWD, O_INTERACTIVE, O_ALL, O_STOPPED, O_OLDER,
+	O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
+	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
+	O_CONTEXT,
 };
 
 /* Which commands take an option. */
 enum {
 	G_ALL = 1, G_CREATE = 2, G_EXEC = 4, G_PRUNE = 8, G_DESTROY = 16,
+	G_READ = 32, G_WRITE = 64, G_EDIT = 128, G_GLOB = 256, G_GREP = 512,
 };
 
 struct optdef {
@@ -57,9 +61,26 @@ static const struct optdef opts[] = {
 	{"max-output", 0, true, G_EXEC, O_KEY, "max_output"},
 	{"cwd", 0, true, G_EXEC, O_CWD, NULL},
 	{"interactive", 'i', false, G_EXEC, O_INTERACTIVE, NULL},
-	{"all", 0, false, G_DESTROY, O_ALL, NULL},
+	{"all", 0, false, G_DESTROY | G_EDIT, O_ALL, NULL},
 	{"stopped", 0, false, G_PRUNE, O_STOPPED, NULL},
 	{"older-than", 0, true, G_PRUNE, O_OLDER, NULL},
+	{"offset", 0, true, G_READ, O_OFFSET, NULL},
+	{"limit", 0, true, G_READ | G_GLOB | G_GREP, O_LIMIT, NULL},
+	{"raw", 0, false, G_READ, O_RAW, NULL},
+	{"content", 0, true, G_WRITE, O_CONTENT, NULL},
+	{"old", 0, true, G_EDIT, O_OLD, NULL},
+	{"new", 0, true, G_EDIT, O_NEW, NULL},
+	{"old-file", 0, true, G_EDIT, O_OLD_FILE, NULL},
+	{"new-file", 0, true, G_EDIT, O_NEW_FILE, NULL},
+	{"expect-sha256", 0, true, G_EDIT, O_EXPECT, NULL},
+	{"path", 0, true, G_GLOB | G_GREP, O_PATH, NULL},
+	{"glob", 0, true, G_GREP, O_GLOB, NULL},
+	{"ignore-case", 'i', false, G_GREP, O_ICASE, NULL},
+	{"fixed-strings", 'F', false, G_GREP, O_FIXED, NULL},
+	{"output", 0, true, G_GREP, O_OUTPUT, NULL},
+	{"after-context", 'A', true, G_GREP, O_AFTER, NULL},
+	{"before-context", 'B', true, G_GREP, O_BEFORE, NULL},
+	{"context", 'C', true, G_GREP, O_CONTEXT, NULL},
 };
 
 struct command {
@@ -107,6 +128,31 @@ static const struct command commands[] = {
 	{"list", cmd_list, 0, false, "list", "List the workspaces: ref, state, image, age.\n"},
 	{"prune", cmd_prune, G_PRUNE, false, "prune [--older-than DURATION] [--stopped]",
 	 "Remove workspaces in bulk (DURATION: 90s, 15m, 2h, 7d).\n"},
+	{"read", cmd_read, G_READ, false, "read PATH [--offset N] [--limit N] [--raw]",
+	 "Print a file of the workspace with numbered lines (cat -n style), from\n"
+	 "line --offset (default 1), at most --limit lines (default 2000); a line\n"
+	 "over 2000 characters is cut. A binary file is refused unless --raw,\n"
+	 "which writes its exact bytes.\n"},
+	{"write", cmd_write, G_WRITE, false, "write PATH [--content TEXT]",
+	 "Write a file of the workspace atomically, from --content or from stdin\n"
+	 "(any bytes, any size); missing directories are created, an existing\n"
+	 "file keeps its mode and owner.\n"},
+	{"edit", cmd_edit, G_EDIT, false,
+	 "edit PATH --old TEXT --new TEXT [--all] [--expect-sha256 HASH]",
+	 "Replace the exact old text with the new one and print the diff. The old\n"
+	 "text must occur once, unless --all; --old-file F and --new-file F take\n"
+	 "either from a local file. --expect-sha256 refuses if the file changed.\n"},
+	{"glob", cmd_glob, G_GLOB, false, "glob PATTERN [--path DIR] [--limit N]",
+	 "List the files under --path (default: the workdir) that match PATTERN,\n"
+	 "newest first: * and ? within a name, [...], {a,b}, ** for any depth.\n"
+	 "At most --limit paths (default 1000). Exit 1 when none matches.\n"},
+	{"grep", cmd_grep, G_GREP, false,
+	 "grep REGEX [--path DIR] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
+	 "Search the files under --path (a file or a directory; default: the\n"
+	 "workdir) for an extended regular expression (-F: a fixed string; -i:\n"
+	 "any case). --glob keeps the files whose name (or path, with a /)\n"
+	 "matches. Binary files and .git are skipped; output is sorted by path,\n"
+	 "at most --limit lines (default 1000). Exit 1 when nothing matches.\n"},
 	{"help", NULL, 0, false, "help [COMMAND]", "Show help.\n"},
 };
 
@@ -161,20 +207,93 @@ struct parsed {
 	size_t nkeys;
 };
 
-static const struct optdef *find_long(const char *name, size_t len)
+static bool allowed(const struct parsed *p, const struct optdef *o)
+{
+	return (o->groups & G_ALL) || (p->cmd && (p->cmd->groups & o->groups));
+}
+
+/* The same letter can mean different things to different commands (-i:
+ * exec's stdin, grep's case): the one the command takes wins. */
+static const struct optdef *find_long(const struct parsed *p, const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
-		if (strlen(opts[i].lng) == len && strncmp(opts[i].lng, name, len) == 0)
+		if (strlen(opts[i].lng) == len && strncmp(opts[i].lng, name, len) == 0 &&
+		    allowed(p, &opts[i]))
 			return &opts[i];
 	return NULL;
 }
 
-static const struct optdef *find_short(char c)
+static const struct optdef *find_short(const struct parsed *p, char c)
 {
 	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
-		if (opts[i].shrt == c)
+		if (opts[i].shrt == c && allowed(p, &opts[i]))
 			return &opts[i];
 	return NULL;
+}
+
+/* --old-file, --new-file: the bytes of a local file. */
+static int read_local(const char *path, struct sbuf *out, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
+	char buf[65536];
+	size_t n;
+	sbuf_reset(out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_add(out, buf, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return err_set(e, ERR_USAGE, "%s: cannot read it", path);
+	return 0;
+}
+
+static int set_count(const char *opt, const char *val, long min, long *out, struct err *e)
+{
+	if (!parse_long(val, min, 100000000, out))
+		return err_set(e, ERR_USAGE, "%s '%s': expected a number from %ld", opt, val, min);
+	return 0;
+}
+
+static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct err *e)
+{
+	switch (id) {
+	case O_OFFSET: return set_count("--offset", val, 1, &a->offset, e);
+	case O_LIMIT: return set_count("--limit", val, 1, &a->limit, e);
+	case O_AFTER: return set_count("-A", val, 0, &a->after, e);
+	case O_BEFORE: return set_count("-B", val, 0, &a->before, e);
+	case O_CONTEXT:
+		if (set_count("-C", val, 0, &a->after, e) < 0)
+			return -1;
+		a->before = a->after;
+		return 0;
+	case O_RAW: a->raw = true; return 0;
+	case O_CONTENT: a->content = val; return 0;
+	case O_OLD:
+	case O_NEW: {
+		struct sbuf *t = id == O_OLD ? &a->old_text : &a->new_text;
+		sbuf_reset(t);
+		sbuf_adds(t, val);
+		*(id == O_OLD ? &a->old_set : &a->new_set) = true;
+		return 0;
+	}
+	case O_OLD_FILE:
+	case O_NEW_FILE:
+		*(id == O_OLD_FILE ? &a->old_set : &a->new_set) = true;
+		return read_local(val, id == O_OLD_FILE ? &a->old_text : &a->new_text, e);
+	case O_EXPECT: a->expect_sha = val; return 0;
+	case O_PATH:
+		if (!*val)
+			return err_set(e, ERR_USAGE, "--path is empty");
+		a->path = val;
+		return 0;
+	case O_GLOB: a->glob = val; return 0;
+	case O_ICASE: a->icase = true; return 0;
+	case O_FIXED: a->fixed = true; return 0;
+	case O_OUTPUT: a->output = val; return 0;
+	default: return 0;
+	}
 }
 
 static int apply_opt(struct app *a, struct parsed *p, const struct optdef *o,
@@ -204,13 +323,10 @@ static int apply_opt(struct app *a, struct parsed *p, const struct optdef *o,
 		if (!parse_duration(val, &a->older_than))
 			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", val);
 		break;
+	default:
+		return apply_tool_opt(a, o->id, val, e);
 	}
 	return 0;
-}
-
-static bool allowed(const struct parsed *p, const struct optdef *o)
-{
-	return (o->groups & G_ALL) || (p->cmd && (p->cmd->groups & o->groups));
 }
 
 static int unknown(const struct parsed *p, const char *arg, struct err *e)
@@ -230,8 +346,8 @@ static int parse_opt(struct app *a, struct parsed *p, int argc, char **argv, int
 	const char *val = NULL;
 	if (arg[1] == '-') {
 		const char *eq = strchr(arg + 2, '=');
-		o = find_long(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
-		if (!o || !allowed(p, o))
+		o = find_long(p, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
+		if (!o)
 			return unknown(p, arg, e);
 		if (eq && !o->arg)
 			return err_set(e, ERR_USAGE, "option --%s takes no value", o->lng);
@@ -242,8 +358,8 @@ static int parse_opt(struct app *a, struct parsed *p, int argc, char **argv, int
 		if (arg[1] == 'c' && p->cmd && p->cmd->takes_command)
 			o = &shell;
 		else
-			o = find_short(arg[1]);
-		if (!o || !allowed(p, o))
+			o = find_short(p, arg[1]);
+		if (!o)
 			return unknown(p, arg, e);
 		if (arg[2] && !o->arg)
 			return err_set(e, ERR_USAGE, "option '%s': give short options one at a time", arg);
@@ -288,10 +404,8 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 		}
 		strvec_push(&a->args, arg);
 	}
-	for (size_t i = 0; i < a->args.n; i++)
-		if (!p->cmd || !p->cmd->takes_command)
-			if (has_control(a->args.v[i]))
-				return err_set(e, ERR_USAGE, "argument holds a control character");
+	/* Positional values are checked where their meaning is known: a ref
+	 * by ws_check_ref; a file name may hold any byte but NUL. */
 	return 0;
 }
 
@@ -404,6 +518,10 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		a->ref = env && *env ? env : NULL;
 		a->ref_from_env = a->ref != NULL;
 	}
+	if (!a->limit)
+		a->limit = strcmp(p->cmd->name, "read") == 0 ? 2000 : 1000;
+	if (!a->offset)
+		a->offset = 1;
 	spawn_verbose = p->verbose;
 	envp_build(&a->envp, environ);
 	a->cache_dir = cache_dir_new();
@@ -423,6 +541,8 @@ int main(int argc, char **argv)
 	if (status < 0) {
 		report(&a, &e);
 		status = err_exit_status(e.kind);
+		if (e.kind == ERR_INTERRUPTED && spawn_interrupted)
+			status = 128 + (int)spawn_interrupted;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (status == 0)
@@ -433,6 +553,8 @@ int main(int argc, char **argv)
 	strvec_clear(&a.envp);
 	strvec_clear(&a.args);
 	strvec_clear(&a.extra);
+	sbuf_free(&a.old_text);
+	sbuf_free(&a.new_text);
 	free(a.engine);
 	free(a.cache_dir);
 	free(p.keys);

@@ -58,3 +58,81 @@ const char SCRIPT_KILL[] =
 	"  rm -f \"$p.pid\" \"$p.stop\"\n"
 	"fi\n"
 	"exit 0\n";
+
+/* Refusals first, so that the host can name the reason; [ -f ] last, so
+ * that a FIFO or a device is refused rather than read forever. */
+#define CHECK_READABLE(v)                                                   \
+	"if [ -d \"$" v "\" ]; then echo 'E isdir'; exit 0; fi\n"           \
+	"if [ ! -e \"$" v "\" ]; then echo 'E notfound'; exit 0; fi\n"      \
+	"if [ ! -f \"$" v "\" ]; then echo 'E notfile'; exit 0; fi\n"       \
+	"if [ ! -r \"$" v "\" ]; then echo 'E denied'; exit 0; fi\n"
+
+const char SCRIPT_READ[] =
+	"f=$1\n"
+	CHECK_READABLE("f")
+	"n=$(stat -c %s -- \"$f\") || exit 1\n"
+	"echo \"S $n\"\n"
+	"exec cat -- \"$f\"\n";
+
+/* The content comes in frames, "N\n" and N bytes, ended by "0\n"; dd
+ * with iflag=fullblock reads exactly what it is asked from the pipe
+ * (head -c of BusyBox reads ahead): whole 64 KiB blocks, then the rest.
+ * A stream cut short never reaches "0", and the temporary file goes
+ * away: the old file stays as it was. */
+const char SCRIPT_WRITE[] =
+	"f=$1 t=$2 x=$3\n"
+	"if [ -L \"$f\" ]; then r=$(readlink -f -- \"$f\") && [ -n \"$r\" ] && f=$r; fi\n"
+	"if [ -d \"$f\" ]; then echo 'E isdir'; exit 0; fi\n"
+	"case $f in */*) d=${f%/*}; d=${d:-/} ;; *) d=. ;; esac\n"
+	"if [ ! -d \"$d\" ] && ! mkdir -p -- \"$d\" 2>/dev/null; then echo 'E mkdir'; exit 0; fi\n"
+	"c=1\n"
+	"if [ -e \"$f\" ]; then c=0; fi\n"
+	"p=$d/.sandbox-write-$t\n"
+	"if ! { true >\"$p\"; } 2>/dev/null; then echo 'E denied'; exit 0; fi\n"
+	"n=x\n"
+	"while IFS= read -r n && [ \"$n\" != 0 ]; do\n"
+	"  q=$((n / 65536)) r=$((n % 65536))\n"
+	"  { [ $q = 0 ] || dd bs=65536 count=$q iflag=fullblock 2>/dev/null; } >>\"$p\" &&\n"
+	"  { [ $r = 0 ] || dd bs=$r count=1 iflag=fullblock 2>/dev/null; } >>\"$p\" ||\n"
+	"  { n=w; break; }\n"
+	"done\n"
+	"if [ \"$n\" = w ]; then rm -f \"$p\"; echo 'E nospace'; exit 0; fi\n"
+	"if [ \"$n\" != 0 ]; then rm -f \"$p\"; echo 'E input'; exit 0; fi\n"
+	"if [ -n \"$x\" ]; then\n"
+	"  set -- $(sha256sum <\"$f\" 2>/dev/null)\n"
+	"  if [ \"$1\" != \"$x\" ]; then rm -f \"$p\"; echo 'E changed'; exit 0; fi\n"
+	"fi\n"
+	"if [ $c = 0 ]; then\n"
+	"  chmod \"$(stat -c %a -- \"$f\")\" \"$p\" 2>/dev/null\n"
+	"  chown \"$(stat -c %u:%g -- \"$f\")\" \"$p\" 2>/dev/null\n"
+	"fi\n"
+	"if ! mv -f -- \"$p\" \"$f\" 2>/dev/null; then rm -f \"$p\"; echo 'E rename'; exit 0; fi\n"
+	"echo \"OK $c\"\n";
+
+const char SCRIPT_LIST[] =
+	"d=$1\n"
+	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
+	"if [ ! -d \"$d\" ]; then echo 'E notdir'; exit 0; fi\n"
+	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
+	"echo OK\n"
+	"find . -name .git -prune -o -type f -print0 2>/dev/null\n"
+	"printf '\\000'\n"
+	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
+	"  xargs -0 -r stat -c '%Y %n' 2>/dev/null\n"
+	"exit 0\n";
+
+/* Several tar archives, one after the other, when xargs splits the list:
+ * the host reads them as one stream. */
+const char SCRIPT_TAR[] =
+	"d=$1\n"
+	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
+	"if [ -f \"$d\" ]; then\n"
+	"  if [ ! -r \"$d\" ]; then echo 'E denied'; exit 0; fi\n"
+	"  echo 'OK F'; exec tar -cf - \"$d\" 2>/dev/null\n"
+	"fi\n"
+	"if [ ! -d \"$d\" ]; then echo 'E notfile'; exit 0; fi\n"
+	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
+	"echo 'OK D'\n"
+	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
+	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null\n"
+	"exit 0\n";

@@ -22,3 +22,28 @@ extern const char SCRIPT_EXEC[];
 extern const char SCRIPT_KILL[];
 
 #endif
+
+/* The file tools' scripts. Each answers on stdout with a first line,
+ * "E WHY" for a refusal (notfound, isdir, notfile, denied, ...), or its
+ * result header, then data. Paths reach them as arguments, never as text.
+ * A path starting with '-' gets a "./" in front before it comes here. */
+
+/* sh -c SCRIPT_READ sh PATH: "S SIZE" then the file's bytes. */
+extern const char SCRIPT_READ[];
+
+/* sh -c SCRIPT_WRITE sh PATH SUFFIX [SHA256]: reads the framed content
+ * (feed.h) from stdin into PATH's directory as .sandbox-write-SUFFIX,
+ * then renames it over PATH, keeping an existing file's mode and owner.
+ * With SHA256, refuses ("E changed") when PATH's content no longer has
+ * that hash. "OK CREATED" (1 or 0) at the end. */
+extern const char SCRIPT_WRITE[];
+
+/* sh -c SCRIPT_LIST sh DIR: "OK", then every regular file under DIR
+ * (.git not descended) as ./NAME\0, then \0, then "MTIME ./NAME\n" for
+ * each, from stat. */
+extern const char SCRIPT_LIST[];
+
+/* sh -c SCRIPT_TAR sh PATH: "OK D" and a tar stream of every regular
+ * file under the directory PATH (.git not descended), or "OK F" and a
+ * tar stream of the one file PATH. */
+extern const char SCRIPT_TAR[];

@@ -195,7 +195,7 @@ int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 	proc_close(&p);
 	int status = proc_wait(&p);
 	if (killed)
-		return err_set(e, ERR_FAILED, "interrupted");
+		return err_set(e, ERR_INTERRUPTED, "interrupted");
 	if (status < 0)
 		return err_set(e, ERR_ENGINE, "lost track of %s", argv[0]);
 	return status;

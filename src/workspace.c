@@ -19,6 +19,7 @@ void ws_free(struct ws *ws)
 	free(ws->name);
 	free(ws->id);
 	free(ws->workdir);
+	free(ws->nonce);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -169,16 +170,19 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		}
 		goto done;
 	}
-	sbuf_rtrim(&out);
-	/* ID, running, label, workdir: tab-separated, and the workdir (no
-	 * control characters, checked at create) is the rest of the line. */
-	char *f[4] = {out.buf ? out.buf : ""};
-	for (int i = 1; i < 4 && f[i - 1]; i++) {
+	/* Only the line end: Podman prints a missing label as an empty field
+	 * (Docker as "<no value>"), so trailing tabs are fields. */
+	while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
+		out.buf[--out.len] = '\0';
+	/* ID, running, label, workdir, nonce: tab-separated; the workdir has
+	 * no control characters (checked at create). */
+	char *f[5] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 5 && f[i - 1]; i++) {
 		f[i] = strchr(f[i - 1], '\t');
 		if (f[i])
 			*f[i]++ = '\0';
 	}
-	if (!f[3] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
+	if (!f[4] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
 		err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
 		goto done;
 	}
@@ -189,6 +193,7 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 	if (ws) {
 		ws->id = xstrdup(f[0]);
 		ws->workdir = f[3][0] == '/' ? xstrdup(f[3]) : NULL;
+		ws->nonce = xstrdup(f[4]);
 	}
 	rc = 0;
 done:
@@ -264,20 +269,29 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	return rc;
 }
 
-static int run_setup(struct app *a, struct ws *ws, struct exec_sink sink,
-		     struct err *e)
+static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
+{
+	(void)ctx;
+	(void)stream;
+	write_all(2, buf, n);
+	return 0;
+}
+
+static int run_setup(struct app *a, struct ws *ws, struct err *e)
 {
 	char *cmd[] = {"sh", "-c", a->cfg.setup};
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
 		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = a->cfg.timeout,
-		.sink = sink,
+		.sink = {setup_to_stderr, NULL},
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
 	if (rc == 0 && res.outcome == EXEC_TIMED_OUT)
 		rc = err_set(e, ERR_FAILED, "the setup command timed out");
+	else if (rc == 0 && res.outcome == EXEC_INTERRUPTED)
+		rc = err_set(e, ERR_INTERRUPTED, "interrupted during the setup command; the workspace is removed");
 	else if (rc == 0 && res.outcome != EXEC_DONE)
 		rc = err_set(e, ERR_FAILED, "the setup command did not finish");
 	else if (rc == 0 && res.status != 0)
@@ -286,7 +300,26 @@ static int run_setup(struct app *a, struct ws *ws, struct exec_sink sink,
 	return rc;
 }
 
-int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e)
+/* After a failed or interrupted create: the engine may have made the
+ * container all the same (created, then not started; or the client was
+ * stopped half-way). It goes only when its nonce is this create's: a
+ * container of that name made by anybody else stays. Runs even when we
+ * were interrupted, which is when it matters most. */
+static void remove_if_ours(struct app *a, const char *ref, const char *nonce)
+{
+	sig_atomic_t saved = spawn_interrupted;
+	spawn_interrupted = 0;
+	enum ws_state state;
+	struct ws found = {0};
+	if (ws_inspect(a, ref, &state, &found, NULL) == 0 && state != WS_MISSING &&
+	    state != WS_FOREIGN && found.nonce && strcmp(found.nonce, nonce) == 0)
+		ws_remove(a, found.id, NULL);
+	ws_free(&found);
+	if (!spawn_interrupted)
+		spawn_interrupted = saved;
+}
+
+int ws_create(struct app *a, struct ws *ws, struct err *e)
 {
 	memset(ws, 0, sizeof(*ws));
 	if (a->cfg.name) {
@@ -297,8 +330,13 @@ int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e
 			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 		ws->name = xasprintf("sandbox-%s", hex);
 	}
+	char nonce[17];
+	if (random_hex(nonce, 16) < 0) {
+		ws_free(ws);
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	}
 	struct strvec argv = {0};
-	if (engine_run_argv(&argv, a->engine, &a->cfg, ws->name, (long long)time(NULL),
+	if (engine_run_argv(&argv, a->engine, &a->cfg, ws->name, (long long)time(NULL), nonce,
 			    a->extra.v, a->extra.n, e) < 0) {
 		strvec_clear(&argv);
 		ws_free(ws);
@@ -311,9 +349,7 @@ int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e
 	if (status != 0) {
 		if (status > 0)
 			ws_engine_error("cannot create the workspace", &errout, ERR_FAILED, e);
-		/* Interrupted or failed half-way, the engine may still have made
-		 * it: remove by name, which is ours. */
-		ws_remove(a, ws->name, NULL);
+		remove_if_ours(a, ws->name, nonce);
 		goto done;
 	}
 	sbuf_rtrim(&out);
@@ -321,8 +357,8 @@ int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e
 	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
 	ws->workdir = xstrdup(a->cfg.workdir);
 	ws->created = true;
-	if (a->cfg.setup && run_setup(a, ws, sink, e) < 0) {
-		ws_remove(a, ws->id, NULL);
+	if (a->cfg.setup && run_setup(a, ws, e) < 0) {
+		remove_if_ours(a, ws->id, nonce);
 		goto done;
 	}
 	cache_put(a, ws->name, ws);
@@ -333,6 +369,22 @@ done:
 	sbuf_free(&out);
 	sbuf_free(&errout);
 	return rc;
+}
+
+int ws_select(struct app *a, struct ws *ws, struct err *e)
+{
+	if (a->ref)
+		return ws_attach(a, a->ref, true, ws, e);
+	if (ws_create(a, ws, e) < 0) {
+		/* Not the command's status: the workspace failed. */
+		if (e->kind == ERR_FAILED)
+			e->kind = ERR_WORKSPACE;
+		return -1;
+	}
+	if (!a->json)
+		fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n",
+			ws->name, ws->name);
+	return 0;
 }
 
 int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,

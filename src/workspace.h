@@ -18,6 +18,7 @@ struct ws {
 	char *name;
 	char *id;
 	char *workdir; /* from the label; NULL when there is none */
+	char *nonce;   /* from the label, after an inspect */
 	bool cached;  /* id came from the cache, not from an inspect now */
 	bool created; /* made by this process */
 };
@@ -36,11 +37,16 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	      struct err *e);
 /* Creates a new workspace from a->cfg and a->extra, runs the setup
- * command (its output to sink), removes it again if setup fails. */
-int ws_create(struct app *a, struct exec_sink sink, struct ws *ws, struct err *e);
+ * command (its output to stderr: stdout is for results), removes it
+ * again if setup fails. */
+int ws_create(struct app *a, struct ws *ws, struct err *e);
 /* Removes by name or ID; a container that is already gone is fine. */
 int ws_remove(struct app *a, const char *ref, struct err *e);
 void ws_forget(struct app *a, const char *name);
+
+/* The workspace a command acts on: -w or SANDBOX_WORKSPACE, or else a new
+ * one from the config, announced on stderr (text mode). */
+int ws_select(struct app *a, struct ws *ws, struct err *e);
 
 /* Runs a command in ws; if the engine could not start it in a container
  * found through the cache, checks the ref again and retries once. */

@@ -47,11 +47,14 @@ static void set(struct cfg *c, const char *key, const char *value)
 		diag("setup: cfg_set %s=%s: %s", key, value, e.msg);
 }
 
+#define NONCE "0123456789abcdef"
+
 #define RUN_HEAD(engine)                                                      \
 	engine, "run", "--detach", "--name=" NAME,                            \
 		"--label=sandbox.workspace=true",                             \
 		"--label=sandbox.created=1700000000",                         \
-		"--label=sandbox.version=" SANDBOX_VERSION, "--init",          \
+		"--label=sandbox.version=" SANDBOX_VERSION,                    \
+		"--label=sandbox.nonce=" NONCE, "--init",                      \
 		"--entrypoint=sh"
 #define RUN_TAIL "--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE, NULL
 
@@ -61,7 +64,7 @@ static void test_run_defaults(void)
 	cfg_with_image(&c);
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "/usr/bin/docker", &c, NAME, CREATED, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "/usr/bin/docker", &c, NAME, CREATED, NONCE, NULL, 0, &e);
 	is_int(rc, 0, "run: defaults build");
 	const char *exp[] = {
 		RUN_HEAD("/usr/bin/docker"),
@@ -95,7 +98,7 @@ static void test_run_all_options(void)
 	set(&c, "env", "A=3");                  /* replaces A in place */
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "podman", &c, NAME, CREATED, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "podman", &c, NAME, CREATED, NONCE, NULL, 0, &e);
 	is_int(rc, 0, "run: every option builds");
 	const char *exp[] = {
 		RUN_HEAD("podman"),
@@ -125,7 +128,7 @@ static void test_run_extra(void)
 	struct strvec out = {0};
 	struct err e = {0};
 	char *extra[] = {"--cap-add=SYS_PTRACE", "-e", "X=1", "-it", "-d", "--tmpfs", "/tmp"};
-	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, extra, ARRAY_LEN(extra), &e);
+	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, extra, ARRAY_LEN(extra), &e);
 	is_int(rc, 0, "run: extra args accepted");
 	const char *exp[] = {
 		RUN_HEAD("docker"),
@@ -140,7 +143,7 @@ static void test_run_extra(void)
 
 	/* A network in the extra args replaces ours when ours is the default. */
 	char *net[] = {"--network", "host"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, net, 2, &e);
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, net, 2, &e);
 	is_int(rc, 0, "run: --network in extra args with the default network: accepted");
 	const char *exp_net[] = {
 		RUN_HEAD("docker"),
@@ -153,7 +156,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *net2[] = {"--net=host"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, net2, 1, &e);
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, net2, 1, &e);
 	const char *exp_net2[] = {
 		RUN_HEAD("docker"),
 		"--pids-limit=2048",
@@ -166,7 +169,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *pids[] = {"--pids-limit=100"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, pids, 1, &e);
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, pids, 1, &e);
 	const char *exp_pids[] = {
 		RUN_HEAD("docker"),
 		"--network=none",
@@ -179,7 +182,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *pids2[] = {"--pids-limit", "5"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, pids2, 2, &e);
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, pids2, 2, &e);
 	const char *exp_pids2[] = {
 		RUN_HEAD("docker"),
 		"--network=none",
@@ -193,7 +196,7 @@ static void test_run_extra(void)
 
 	/* Flags that merely start like ours are not ours. */
 	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, similar, ARRAY_LEN(similar), &e);
+	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, similar, ARRAY_LEN(similar), &e);
 	ok(rc == 0 && out.n > 0 && strcmp(out.v[9], "--network=none") == 0,
 	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
 	strvec_clear(&out);
@@ -205,7 +208,7 @@ static void refused(struct cfg *c, char *const *extra, size_t n, const char *wan
 {
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "docker", c, NAME, CREATED, extra, n, &e);
+	int rc = engine_run_argv(&out, "docker", c, NAME, CREATED, NONCE, extra, n, &e);
 	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0,
 	   "refused: %s (usage error, nothing built)", title);
 	bool named = strstr(e.msg, want) != NULL;
@@ -259,7 +262,7 @@ static void test_run_refusals(void)
 	char *alias[] = {"--network-alias=db"};
 	struct strvec al = {0};
 	struct err ae = {0};
-	ok(engine_run_argv(&al, "docker", &c, NAME, CREATED, alias, 1, &ae) == 0,
+	ok(engine_run_argv(&al, "docker", &c, NAME, CREATED, NONCE, alias, 1, &ae) == 0,
 	   "run: --network-alias is not a --network, even with network=bridge");
 	strvec_clear(&al);
 	cfg_free(&c);
@@ -267,7 +270,7 @@ static void test_run_refusals(void)
 	cfg_init(&c);
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, NULL, 0, &e);
 	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0, "run: no image is a usage error");
 	ok(strstr(e.msg, "image") != NULL, "run: no image: the message says so");
 	strvec_clear(&out);
@@ -305,9 +308,10 @@ static void test_queries(void)
 		"docker", "inspect", "--type=container",
 		"--format={{.Id}}\t{{.State.Running}}\t"
 		"{{index .Config.Labels \"sandbox.workspace\"}}\t"
-		"{{index .Config.Labels \"sandbox.workdir\"}}",
+		"{{index .Config.Labels \"sandbox.workdir\"}}\t"
+		"{{index .Config.Labels \"sandbox.nonce\"}}",
 		"--", "sandbox-abc", NULL};
-	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir label");
+	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir and nonce labels");
 	strvec_clear(&out);
 
 	char *ids[] = {"id1", "id2", "id3"};

@@ -1,0 +1,272 @@
+/* cmd_edit.c: `edit`, an exact replacement of text in a file of the
+ * workspace. The file is read, the match found here (bytes, exactly),
+ * and the result written back atomically, refused if the file changed in
+ * between: one match unless --all, never a guess. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "diff.h"
+#include "feed.h"
+#include "json.h"
+#include "sha256.h"
+#include "scripts.h"
+#include "tools.h"
+
+#define EDIT_MAX (64 * 1024 * 1024)  /* bytes of a file edit holds */
+#define EDIT_NEAR_MAX (8 * 1024 * 1024)
+#define EDIT_LINES_SHOWN 20
+
+struct slurp {
+	struct sbuf data;
+	bool too_big;
+};
+
+static int slurp_body(void *ctx, const char *buf, size_t n)
+{
+	struct slurp *s = ctx;
+	if (s->data.len + n > EDIT_MAX) {
+		s->too_big = true;
+		return -1;
+	}
+	sbuf_add(&s->data, buf, n);
+	return 0;
+}
+
+static const char *find(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+	if (nn == 0 || nn > hn)
+		return NULL;
+	const char *last = hay + (hn - nn); /* the last place a match can start */
+	for (const char *p = hay; p <= last; p++) {
+		p = memchr(p, needle[0], (size_t)(last - p) + 1);
+		if (!p)
+			return NULL;
+		if (memcmp(p, needle, nn) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static long line_of(const char *buf, size_t off)
+{
+	long line = 1;
+	for (size_t i = 0; i < off; i++)
+		line += buf[i] == '\n';
+	return line;
+}
+
+/* LF into CRLF, for a file that uses CRLF. */
+static void to_crlf(struct sbuf *t)
+{
+	struct sbuf out = {0};
+	for (size_t i = 0; i < t->len; i++) {
+		if (t->buf[i] == '\n' && (i == 0 || t->buf[i - 1] != '\r'))
+			sbuf_addc(&out, '\r');
+		sbuf_addc(&out, t->buf[i]);
+	}
+	sbuf_free(t);
+	*t = out;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+/* When there is no exact match: the line where the old text starts if
+ * white space and line endings are ignored, or 0. */
+static long near_miss(const struct sbuf *file, const struct sbuf *old)
+{
+	if (file->len > EDIT_NEAR_MAX)
+		return 0;
+	struct sbuf f = {0}, o = {0};
+	long *lines = xmalloc((file->len + 1) * sizeof(*lines));
+	long line = 1;
+	for (size_t i = 0; i < file->len; i++) {
+		if (!is_space(file->buf[i])) {
+			lines[f.len] = line;
+			sbuf_addc(&f, file->buf[i]);
+		}
+		line += file->buf[i] == '\n';
+	}
+	for (size_t i = 0; i < old->len; i++)
+		if (!is_space(old->buf[i]))
+			sbuf_addc(&o, old->buf[i]);
+	const char *hit = o.len ? find(f.buf ? f.buf : "", f.len, o.buf, o.len) : NULL;
+	long at = hit ? lines[hit - f.buf] : 0;
+	free(lines);
+	sbuf_free(&f);
+	sbuf_free(&o);
+	return at;
+}
+
+static int no_match(const char *shown, const struct sbuf *file, const struct sbuf *old,
+		    struct err *e)
+{
+	long near = near_miss(file, old);
+	if (near)
+		return err_set(e, ERR_FAILED, "%s: the old text is not in the file; it matches at line %ld if white space and line endings are ignored: copy it exactly",
+			       shown, near);
+	return err_set(e, ERR_FAILED, "%s: the old text is not in the file; read the file and copy the text exactly", shown);
+}
+
+static int many_matches(const char *shown, const struct sbuf *file, const char **hits,
+			size_t n, struct err *e)
+{
+	struct sbuf lines = {0};
+	for (size_t i = 0; i < n && i < EDIT_LINES_SHOWN; i++)
+		sbuf_addf(&lines, "%s%ld", i ? ", " : "", line_of(file->buf, (size_t)(hits[i] - file->buf)));
+	if (n > EDIT_LINES_SHOWN)
+		sbuf_adds(&lines, ", ...");
+	err_set(e, ERR_FAILED, "%s: %zu matches of the old text (lines %s); pass --all or add context to make it unique",
+		shown, n, lines.buf);
+	sbuf_free(&lines);
+	return -1;
+}
+
+static void print_edit(struct app *a, const char *path, size_t n, const struct sbuf *diff,
+		       const char *sha)
+{
+	if (!a->json) {
+		fwrite(diff->buf ? diff->buf : "", 1, diff->len, stdout);
+		return;
+	}
+	struct json j = {0};
+	json_obj_open(&j);
+	json_key(&j, "path");
+	json_str(&j, path);
+	json_key(&j, "replacements");
+	json_int(&j, (long long)n);
+	json_key(&j, "diff");
+	json_strn(&j, diff->buf ? diff->buf : "", diff->len);
+	json_key(&j, "sha256");
+	json_str(&j, sha);
+	json_obj_close(&j);
+	json_print(&j);
+	sbuf_free(&j.out);
+}
+
+/* Finds the matches and builds the new content; -1 with e set unless
+ * there is exactly one, or --all. */
+static int replace(struct app *a, const char *shown, const struct sbuf *file,
+		   const struct sbuf *old, const struct sbuf *new, struct sbuf *out,
+		   size_t *count, struct err *e)
+{
+	const char **hits = NULL;
+	size_t n = 0;
+	const char *p = file->buf ? file->buf : "";
+	const char *end = p + file->len;
+	while ((p = find(p, (size_t)(end - p), old->buf, old->len))) {
+		hits = xrealloc(hits, (n + 1) * sizeof(*hits));
+		hits[n++] = p;
+		p += old->len;
+	}
+	int rc = 0;
+	if (n == 0)
+		rc = no_match(shown, file, old, e);
+	else if (n > 1 && !a->all)
+		rc = many_matches(shown, file, hits, n, e);
+	else {
+		const char *from = file->buf;
+		for (size_t i = 0; i < n; i++) {
+			sbuf_add(out, from, (size_t)(hits[i] - from));
+			sbuf_add(out, new->buf ? new->buf : "", new->len);
+			from = hits[i] + old->len;
+		}
+		sbuf_add(out, from, (size_t)(end - from));
+		*count = n;
+	}
+	free(hits);
+	return rc;
+}
+
+static int check_texts(struct app *a, struct err *e)
+{
+	if (!a->old_set || !a->new_set)
+		return err_set(e, ERR_USAGE, "give the old text (--old or --old-file) and the new (--new or --new-file)");
+	if (a->old_text.len == 0)
+		return err_set(e, ERR_USAGE, "the old text is empty; to write a whole file use 'sandbox write'");
+	if (a->old_text.len == a->new_text.len &&
+	    memcmp(a->old_text.buf, a->new_text.buf ? a->new_text.buf : "", a->new_text.len) == 0)
+		return err_set(e, ERR_USAGE, "the old and the new text are the same: nothing to do");
+	return 0;
+}
+
+static int do_edit(struct app *a, struct ws *ws, const char *path, const char *shown,
+		   struct err *e)
+{
+	char *arg = tool_arg_path(path, e);
+	if (!arg)
+		return -1;
+	struct slurp s = {0};
+	struct tool_out out = {.body = slurp_body, .ctx = &s};
+	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, &out, e);
+	free(arg);
+	if (rc == 0)
+		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
+	tool_out_free(&out);
+	char sha[65], newsha[65];
+	if (rc == 0 && s.too_big)
+		rc = err_set(e, ERR_FAILED, "%s: larger than %d MiB; too large to edit here", shown, EDIT_MAX >> 20);
+	if (rc == 0 && memchr(s.data.buf ? s.data.buf : "", '\0', s.data.len < 8192 ? s.data.len : 8192))
+		rc = err_set(e, ERR_FAILED, "%s: binary file; edit only edits text", shown);
+	if (rc == 0) {
+		sha256_buf_hex(s.data.buf ? s.data.buf : "", s.data.len, sha);
+		if (a->expect_sha && strcmp(a->expect_sha, sha) != 0)
+			rc = err_set(e, ERR_FAILED, "%s: the file changed since it was read (its sha256 is now %s); read it again",
+				     shown, sha);
+	}
+	struct sbuf old = {0}, new = {0}, result = {0}, diff = {0};
+	size_t n = 0;
+	if (rc == 0) {
+		sbuf_add(&old, a->old_text.buf, a->old_text.len);
+		sbuf_add(&new, a->new_text.buf ? a->new_text.buf : "", a->new_text.len);
+		/* An old text written with LF finds its place in a CRLF file,
+		 * and the new one is written with the file's endings. */
+		if (find(s.data.buf ? s.data.buf : "", s.data.len, "\r\n", 2) &&
+		    !memchr(old.buf, '\r', old.len)) {
+			to_crlf(&old);
+			to_crlf(&new);
+		}
+		rc = replace(a, shown, &s.data, &old, &new, &result, &n, e);
+	}
+	if (rc == 0) {
+		struct feed feed;
+		bool created;
+		feed_init_buf(&feed, result.buf ? result.buf : "", result.len);
+		rc = tool_write(a, ws, path, &feed, sha, newsha, &created, e);
+		feed_free(&feed);
+	}
+	if (rc == 0) {
+		diff_unified(&diff, path, path, s.data.buf ? s.data.buf : "", s.data.len,
+			     result.buf ? result.buf : "", result.len, 3);
+		print_edit(a, path, n, &diff, newsha);
+	}
+	sbuf_free(&s.data);
+	sbuf_free(&old);
+	sbuf_free(&new);
+	sbuf_free(&result);
+	sbuf_free(&diff);
+	return rc;
+}
+
+int cmd_edit(struct app *a, struct err *e)
+{
+	const char *path = NULL;
+	if (tool_one_path(a, &path, e) < 0 || check_texts(a, e) < 0)
+		return -1;
+	if (a->expect_sha && (strlen(a->expect_sha) != 64 ||
+			      strspn(a->expect_sha, "0123456789abcdef") != 64))
+		return err_set(e, ERR_USAGE, "--expect-sha256: expected 64 lowercase hex digits");
+	struct ws ws;
+	if (ws_select(a, &ws, e) < 0)
+		return -1;
+	struct sbuf shown = {0};
+	tool_show_path(&shown, path, false);
+	int rc = do_edit(a, &ws, path, shown.buf, e);
+	sbuf_free(&shown);
+	ws_free(&ws);
+	return rc;
+}

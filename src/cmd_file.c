@@ -1,0 +1,297 @@
+/* cmd_file.c: `read` and `write`, file contents in and out of the
+ * workspace, streamed: memory stays flat whatever the file's size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "feed.h"
+#include "json.h"
+#include "sha256.h"
+#include "scripts.h"
+#include "tools.h"
+
+#define READ_PROBE 8192      /* a NUL in the first this many bytes: binary */
+#define READ_LINE_MAX 2000   /* characters shown of one line */
+
+struct reader {
+	struct app *a;
+	long offset, limit;
+	struct sbuf probe;       /* the start of the file, until it is judged */
+	bool judged, binary;
+	struct sha256 hash;
+	unsigned long long bytes;
+	long line;               /* number of the line being read, from 1 */
+	size_t line_chars;       /* characters of it seen so far */
+	bool line_open;          /* bytes of the current line were seen */
+	struct sbuf text;        /* the numbered lines shown */
+	long shown;
+};
+
+static bool shown_line(const struct reader *r)
+{
+	return r->line >= r->offset && r->line < r->offset + r->limit;
+}
+
+/* Feeds bytes of the file, split into numbered lines; each shown line is
+ * cut after READ_LINE_MAX characters (UTF-8 lead bytes are counted). */
+static void read_lines(struct reader *r, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		if (!r->line_open) {
+			r->line_open = true;
+			r->line_chars = 0;
+			if (shown_line(r))
+				sbuf_addf(&r->text, "%6ld\t", r->line);
+		}
+		const char *nl = memchr(buf + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - buf) : n;
+		if (shown_line(r)) {
+			for (size_t k = i; k < end; k++) {
+				bool lead = ((unsigned char)buf[k] & 0xc0) != 0x80;
+				if (lead)
+					r->line_chars++;
+				if (r->line_chars <= READ_LINE_MAX)
+					sbuf_addc(&r->text, buf[k]);
+			}
+		}
+		i = end;
+		if (nl) {
+			if (shown_line(r)) {
+				if (r->line_chars > READ_LINE_MAX)
+					sbuf_addf(&r->text, " [... line cut: %zu more characters]",
+						  r->line_chars - READ_LINE_MAX);
+				sbuf_addc(&r->text, '\n');
+				r->shown++;
+			}
+			r->line++;
+			r->line_open = false;
+			i++;
+		}
+	}
+}
+
+static void judge(struct reader *r)
+{
+	r->judged = true;
+	r->binary = memchr(r->probe.buf ? r->probe.buf : "", '\0', r->probe.len) != NULL;
+	if (!r->binary)
+		read_lines(r, r->probe.buf ? r->probe.buf : "", r->probe.len);
+	sbuf_free(&r->probe);
+}
+
+static int read_body(void *ctx, const char *buf, size_t n)
+{
+	struct reader *r = ctx;
+	sha256_update(&r->hash, buf, n);
+	r->bytes += n;
+	if (r->judged) {
+		read_lines(r, buf, n);
+		return 0;
+	}
+	sbuf_add(&r->probe, buf, n);
+	if (r->probe.len >= READ_PROBE)
+		judge(r);
+	return r->binary ? -1 : 0; /* a binary file: no need for the rest */
+}
+
+static int raw_body(void *ctx, const char *buf, size_t n)
+{
+	(void)ctx;
+	return write_all(1, buf, n);
+}
+
+static void print_read(struct reader *r, const char *path, const char *sha)
+{
+	long total = r->line - 1 + (r->line_open ? 1 : 0);
+	if (r->line_open && shown_line(r)) {
+		if (r->line_chars > READ_LINE_MAX)
+			sbuf_addf(&r->text, " [... line cut: %zu more characters]",
+				  r->line_chars - READ_LINE_MAX);
+		sbuf_addc(&r->text, '\n');
+		r->shown++;
+	}
+	long next = r->offset + r->shown;
+	long rest = total >= next ? total - next + 1 : 0;
+	if (r->a->json) {
+		struct json j = {0};
+		json_obj_open(&j);
+		json_key(&j, "path");
+		json_str(&j, path);
+		json_key(&j, "content");
+		json_strn(&j, r->text.buf ? r->text.buf : "", r->text.len);
+		json_key(&j, "start_line");
+		json_int(&j, r->offset);
+		json_key(&j, "lines");
+		json_int(&j, r->shown);
+		json_key(&j, "total_lines");
+		json_int(&j, total);
+		json_key(&j, "truncated");
+		json_bool(&j, rest > 0);
+		json_key(&j, "size");
+		json_int(&j, (long long)r->bytes);
+		json_key(&j, "sha256");
+		json_str(&j, sha);
+		json_obj_close(&j);
+		json_print(&j);
+		sbuf_free(&j.out);
+		return;
+	}
+	if (total == 0)
+		printf("(empty file)\n");
+	fwrite(r->text.buf ? r->text.buf : "", 1, r->text.len, stdout);
+	if (rest > 0)
+		printf("(%ld more lines; continue with --offset %ld)\n", rest, next);
+}
+
+static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e)
+{
+	char *arg = tool_arg_path(path, e);
+	if (!arg)
+		return -1;
+	struct reader r = {.a = a, .offset = a->offset, .limit = a->limit, .line = 1};
+	sha256_init(&r.hash);
+	struct tool_out out = {.body = a->raw ? raw_body : read_body, .ctx = &r};
+	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, &out, e);
+	free(arg);
+	if (rc == 0)
+		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
+	if (rc == 0 && strncmp(out.head.buf ? out.head.buf : "", "S ", 2) != 0)
+		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the read script");
+	if (rc == 0 && !a->raw) {
+		if (!r.judged)
+			judge(&r);
+		unsigned long long size = strtoull(out.head.buf + 2, NULL, 10);
+		struct sbuf shown = {0};
+		tool_show_path(&shown, path, false);
+		long total = r.line - 1 + (r.line_open ? 1 : 0);
+		if (r.binary)
+			rc = err_set(e, ERR_FAILED, "%s: binary file (%llu bytes); use --raw for its bytes",
+				     shown.buf, size);
+		else if (r.bytes != size)
+			rc = err_set(e, ERR_FAILED, "%s: changed while it was read (%llu bytes, then %llu); read it again",
+				     shown.buf, size, r.bytes);
+		else if (r.offset > 1 && r.offset > total)
+			rc = err_set(e, ERR_USAGE, "%s: --offset %ld is past the end (%ld lines)",
+				     shown.buf, r.offset, total);
+		else {
+			unsigned char digest[32];
+			char hex[65];
+			sha256_final(&r.hash, digest);
+			sha256_hex(digest, hex);
+			print_read(&r, path, hex);
+		}
+		sbuf_free(&shown);
+	}
+	sbuf_free(&r.text);
+	sbuf_free(&r.probe);
+	tool_out_free(&out);
+	return rc;
+}
+
+int tool_one_path(struct app *a, const char **path, struct err *e)
+{
+	if (a->args.n != 1)
+		return err_set(e, ERR_USAGE, a->args.n ? "give one path" : "which file? give its path");
+	*path = a->args.v[0];
+	return 0;
+}
+
+int cmd_read(struct app *a, struct err *e)
+{
+	const char *path = NULL;
+	if (tool_one_path(a, &path, e) < 0)
+		return -1;
+	if (a->raw && a->json)
+		return err_set(e, ERR_USAGE, "--raw writes the file's bytes; it does not go with --json");
+	struct ws ws;
+	if (ws_select(a, &ws, e) < 0)
+		return -1;
+	int rc = do_read(a, &ws, path, e);
+	ws_free(&ws);
+	return rc;
+}
+
+int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
+	       const char *expect_sha, char sha[65], bool *created, struct err *e)
+{
+	char suffix[17];
+	if (random_hex(suffix, 16) < 0)
+		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");
+	char *arg = tool_arg_path(path, e);
+	if (!arg)
+		return -1;
+	char *args[] = {arg, suffix, (char *)(expect_sha ? expect_sha : "")};
+	struct tool_out out = {0};
+	int rc = tool_run(a, ws, SCRIPT_WRITE, args, ARRAY_LEN(args), feed, &out, e);
+	free(arg);
+	const char *head = out.head.buf ? out.head.buf : "";
+	if (rc == 0 && feed->src_errno)
+		rc = err_set(e, ERR_FAILED, "cannot read the input: %s; the file is unchanged",
+			     strerror(feed->src_errno));
+	if (rc == 0)
+		rc = tool_refusal(head, path, e);
+	int c = -1;
+	if (rc == 0 && sscanf(head, "OK %d", &c) != 1)
+		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the write script");
+	if (rc == 0) {
+		/* The frames made sure that all of it arrived: the hash of what
+		 * was sent is the file's. */
+		unsigned char digest[32];
+		sha256_final(&feed->hash, digest);
+		sha256_hex(digest, sha);
+		if (!feed->hashing)
+			sha[0] = '\0';
+		*created = c == 1;
+	}
+	tool_out_free(&out);
+	return rc;
+}
+
+int cmd_write(struct app *a, struct err *e)
+{
+	const char *path = NULL;
+	if (tool_one_path(a, &path, e) < 0)
+		return -1;
+	struct feed feed;
+	if (a->content)
+		feed_init_buf(&feed, a->content, strlen(a->content));
+	else
+		feed_init_fd(&feed, 0);
+	feed.hashing = a->json; /* only JSON shows it */
+	struct ws ws;
+	if (ws_select(a, &ws, e) < 0) {
+		feed_free(&feed);
+		return -1;
+	}
+	char sha[65];
+	bool created = false;
+	int rc = tool_write(a, &ws, path, &feed, NULL, sha, &created, e);
+	if (rc == 0) {
+		if (a->json) {
+			struct json j = {0};
+			json_obj_open(&j);
+			json_key(&j, "path");
+			json_str(&j, path);
+			json_key(&j, "bytes");
+			json_int(&j, (long long)feed.sent);
+			json_key(&j, "sha256");
+			json_str(&j, sha);
+			json_key(&j, "created");
+			json_bool(&j, created);
+			json_obj_close(&j);
+			json_print(&j);
+			sbuf_free(&j.out);
+		} else {
+			struct sbuf shown = {0};
+			tool_show_path(&shown, path, false);
+			printf("wrote %llu bytes to %s%s\n", feed.sent, shown.buf,
+			       created ? " (new file)" : "");
+			sbuf_free(&shown);
+		}
+	}
+	feed_free(&feed);
+	ws_free(&ws);
+	return rc;
+}

@@ -1,0 +1,161 @@
+/* feed.c: see feed.h. */
+#include "feed.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void init(struct feed *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->src_fd = -1;
+	f->hashing = true;
+	sha256_init(&f->hash);
+}
+
+void feed_init_fd(struct feed *f, int fd)
+{
+	init(f);
+	f->src_fd = fd;
+	f->stage = xmalloc(FEED_CHUNK);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t pos = lseek(fd, 0, SEEK_CUR);
+		f->src_sized = true;
+		f->src_left = (unsigned long long)(st.st_size - (pos > 0 ? pos : 0));
+	}
+}
+
+void feed_init_buf(struct feed *f, const char *buf, size_t len)
+{
+	init(f);
+	f->buf = buf;
+	f->src_sized = true;
+	f->src_left = len;
+}
+
+void feed_free(struct feed *f)
+{
+	free(f->stage);
+	f->stage = NULL;
+}
+
+static void header(struct feed *f, unsigned long long n)
+{
+	f->headlen = (size_t)snprintf(f->head, sizeof(f->head), "%llu\n", n);
+	f->headoff = 0;
+	if (n == 0)
+		f->ended = true;
+}
+
+static void payload(struct feed *f, const char *data, size_t n)
+{
+	f->pay = data;
+	f->paylen = n;
+	f->payoff = 0;
+	if (f->hashing)
+		sha256_update(&f->hash, data, n);
+	f->sent += n;
+}
+
+static bool pending(const struct feed *f)
+{
+	return f->headoff < f->headlen || f->payoff < f->paylen;
+}
+
+bool feed_wants_src(const struct feed *f)
+{
+	if (f->src_fd < 0 || f->src_eof || f->src_errno || pending(f))
+		return false;
+	return f->src_sized ? f->src_left > 0 : f->nstage < FEED_CHUNK;
+}
+
+bool feed_read_src(struct feed *f)
+{
+	size_t want = FEED_CHUNK - f->nstage;
+	if (f->src_sized && f->src_left < want)
+		want = (size_t)f->src_left;
+	ssize_t r = read(f->src_fd, f->stage + f->nstage, want);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (r < 0) {
+		f->src_errno = errno;
+		return false;
+	}
+	if (r == 0) {
+		f->src_eof = true;
+		/* A file that shrank under us: its frame can never be whole. */
+		if (f->src_sized && f->src_left)
+			f->src_errno = EIO;
+		return true;
+	}
+	f->nstage += (size_t)r;
+	if (f->src_sized)
+		f->src_left -= (unsigned long long)r;
+	return true;
+}
+
+bool feed_ready(struct feed *f)
+{
+	if (pending(f))
+		return true;
+	if (f->ended || f->src_errno)
+		return false;
+	if (!f->started && f->src_sized) {
+		f->started = true;
+		header(f, f->src_left);
+		if (f->buf) {
+			payload(f, f->buf, (size_t)f->src_left);
+			f->src_left = 0;
+		}
+		return true;
+	}
+	f->started = true;
+	if (f->src_sized) {
+		if (f->nstage) {
+			payload(f, f->stage, f->nstage);
+			f->nstage = 0;
+		} else if (f->src_left == 0) {
+			header(f, 0);
+		}
+	} else if (f->nstage == FEED_CHUNK || (f->src_eof && f->nstage)) {
+		header(f, f->nstage);
+		payload(f, f->stage, f->nstage);
+		f->nstage = 0;
+	} else if (f->src_eof) {
+		header(f, 0);
+	}
+	return pending(f);
+}
+
+static bool put(int fd, const char *p, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t w = write(fd, p + *off, len - *off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return true;
+		if (w <= 0)
+			return false;
+		*off += (size_t)w;
+	}
+	return true;
+}
+
+bool feed_write(struct feed *f, int fd)
+{
+	if (!put(fd, f->head, f->headlen, &f->headoff))
+		return false;
+	if (f->headoff < f->headlen)
+		return true;
+	return put(fd, f->pay, f->paylen, &f->payoff);
+}
+
+bool feed_done(const struct feed *f)
+{
+	return f->ended && !pending(f);
+}

@@ -1,0 +1,168 @@
+/* tools.c: see tools.h. */
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+#define TOOL_ERR_MAX 2048
+#define TOOL_HEAD_MAX 4096
+
+static int tool_sink(void *ctx, int stream, const char *buf, size_t n)
+{
+	struct tool_out *out = ctx;
+	if (stream == 2) {
+		size_t room = out->err.len < TOOL_ERR_MAX ? TOOL_ERR_MAX - out->err.len : 0;
+		sbuf_add(&out->err, buf, n < room ? n : room);
+		return 0;
+	}
+	if (out->stopped)
+		return -1;
+	if (!out->have_head) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n;
+		if (out->head.len + take <= TOOL_HEAD_MAX)
+			sbuf_add(&out->head, buf, take);
+		if (!nl)
+			return 0;
+		out->have_head = true;
+		n -= take + 1;
+		buf = nl + 1;
+	}
+	if (n && out->body && out->body(out->ctx, buf, n) < 0) {
+		out->stopped = true;
+		return -1;
+	}
+	return 0;
+}
+
+int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
+	     size_t nargs, struct feed *feed, struct tool_out *out, struct err *e)
+{
+	struct strvec cmd = {0};
+	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "-c");
+	strvec_push(&cmd, script);
+	strvec_push(&cmd, "sh");
+	strvec_push_all(&cmd, args, nargs);
+	struct exec_req rq = {
+		.engine = a->engine, .envp = a->envp.v,
+		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.cmd = cmd.v, .ncmd = cmd.n, .timeout = a->cfg.timeout,
+		.feed = feed, .sink = {tool_sink, out},
+	};
+	struct exec_res res;
+	int rc = ws_exec(a, ws, &rq, &res, e);
+	strvec_clear(&cmd);
+	if (rc < 0)
+		return -1;
+	sbuf_free(&res.engine_err);
+	switch (res.outcome) {
+	case EXEC_DONE:
+		break;
+	case EXEC_PIPE:
+		if (out->stopped)
+			return 0;
+		return err_set(e, ERR_FAILED, "cannot write the output");
+	case EXEC_TIMED_OUT:
+		return err_set(e, ERR_FAILED, "timed out after %gs; stopped in the workspace", a->cfg.timeout);
+	case EXEC_INTERRUPTED:
+		return err_set(e, ERR_INTERRUPTED, "interrupted; stopped in the workspace");
+	case EXEC_NO_CWD:
+		return err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
+			       ws->workdir ? ws->workdir : "");
+	default:
+		return err_set(e, ERR_WORKSPACE, "the workspace stopped during the call");
+	}
+	if (res.status != 0 || !out->have_head) {
+		sbuf_rtrim(&out->err);
+		for (size_t i = 0; i < out->err.len; i++)
+			if (out->err.buf[i] == '\n')
+				out->err.buf[i] = ' ';
+		/* sh, or a utility the script needs, is missing or broken. */
+		return err_set(e, ERR_WORKSPACE, "the in-container script failed (status %d)%s%s",
+			       res.status, out->err.len ? ": " : "", out->err.len ? out->err.buf : "");
+	}
+	return 0;
+}
+
+void tool_out_free(struct tool_out *out)
+{
+	sbuf_free(&out->head);
+	sbuf_free(&out->err);
+}
+
+static const struct {
+	const char *why, *text;
+} refusals[] = {
+	{"notfound", "no such file or directory"},
+	{"isdir", "is a directory"},
+	{"notdir", "not a directory"},
+	{"notfile", "not a regular file"},
+	{"denied", "permission denied"},
+	{"mkdir", "cannot create its directory"},
+	{"nospace", "the write failed (is the disk full?); the file is unchanged"},
+	{"input", "the input was cut short; the file is unchanged"},
+	{"changed", "the file changed since it was read; read it again"},
+	{"rename", "cannot replace it; the file is unchanged"},
+};
+
+int tool_refusal(const char *head, const char *path, struct err *e)
+{
+	if (strncmp(head, "E ", 2) != 0)
+		return 0;
+	struct sbuf shown = {0};
+	tool_show_path(&shown, path, false);
+	const char *text = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(refusals); i++)
+		if (strcmp(head + 2, refusals[i].why) == 0)
+			text = refusals[i].text;
+	err_set(e, ERR_FAILED, "%s: %s", shown.buf, text ? text : head + 2);
+	sbuf_free(&shown);
+	return -1;
+}
+
+char *tool_arg_path(const char *path, struct err *e)
+{
+	if (!*path) {
+		err_set(e, ERR_USAGE, "the path is empty");
+		return NULL;
+	}
+	return path[0] == '-' ? xasprintf("./%s", path) : xstrdup(path);
+}
+
+void tool_show_path(struct sbuf *out, const char *path, bool colon_special)
+{
+	bool plain = path[0] != '"' && !has_control(path) &&
+		     !(colon_special && strchr(path, ':'));
+	if (plain) {
+		sbuf_adds(out, path);
+		return;
+	}
+	sbuf_addc(out, '"');
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		switch (*p) {
+		case '"': sbuf_adds(out, "\\\""); break;
+		case '\\': sbuf_adds(out, "\\\\"); break;
+		case '\n': sbuf_adds(out, "\\n"); break;
+		case '\t': sbuf_adds(out, "\\t"); break;
+		case '\r': sbuf_adds(out, "\\r"); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				sbuf_addf(out, "\\%03o", *p);
+			else
+				sbuf_addc(out, (char)*p);
+		}
+	}
+	sbuf_addc(out, '"');
+}
+
+char *tool_join(const char *base, const char *rel)
+{
+	if (!base || strcmp(base, ".") == 0)
+		return xstrdup(rel);
+	size_t n = strlen(base);
+	return xasprintf("%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", rel);
+}

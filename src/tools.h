@@ -1,0 +1,59 @@
+/* tools.h: what the file tools (read, write, edit, glob, grep) share:
+ * running one of their constant scripts in the workspace through the
+ * exec path, splitting its answer line from its data, turning its
+ * refusals into messages, and showing paths safely. */
+#ifndef SANDBOX_TOOLS_H
+#define SANDBOX_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app.h"
+#include "err.h"
+#include "feed.h"
+#include "util.h"
+#include "workspace.h"
+
+struct tool_out {
+	struct sbuf head; /* the script's first line, without "\n" */
+	bool have_head;
+	/* The rest of stdout; returning -1 stops the script (we have seen
+	 * enough), which tool_run then does not count as a failure. */
+	int (*body)(void *ctx, const char *buf, size_t n);
+	void *ctx;
+	bool stopped;
+	struct sbuf err;  /* the start of its stderr, for messages */
+};
+
+/* Runs sh -c SCRIPT sh ARGS... in ws. Returns 0 when the script ran to
+ * its end (or body stopped it), -1 with e set otherwise. */
+int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
+	     size_t nargs, struct feed *feed, struct tool_out *out, struct err *e);
+void tool_out_free(struct tool_out *out);
+
+/* If head is a refusal ("E WHY"), sets e to "PATH: reason" and returns -1. */
+int tool_refusal(const char *head, const char *path, struct err *e);
+
+/* A path as the scripts get it: "./" before a leading '-'. Refuses an
+ * empty one. Caller frees. */
+char *tool_arg_path(const char *path, struct err *e);
+
+/* Appends path for a line of text output: as it is, or, when it holds a
+ * control byte, a '"' first (or a ':' where colon_special), in double
+ * quotes with C escapes, so that no name can forge another line or field. */
+void tool_show_path(struct sbuf *out, const char *path, bool colon_special);
+
+/* Joins a base directory (as the user gave it; "." for none) and a
+ * relative name. Caller frees. */
+char *tool_join(const char *base, const char *rel);
+
+#endif
+
+/* The one PATH argument of read, write and edit. */
+int tool_one_path(struct app *a, const char **path, struct err *e);
+
+/* Streams the feed into path, atomically (SCRIPT_WRITE). With expect_sha,
+ * refuses when the file no longer has that hash. sha gets the new
+ * content's hash. */
+int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
+	       const char *expect_sha, char sha[65], bool *created, struct err *e);
