@@ -24,6 +24,7 @@ test_expect_success 'create: the run command line' '
 	done &&
 	grep_file -E "^--label=sandbox.created=[0-9]+$" argv &&
 	grep_file -E "^--label=sandbox.version=[0-9]" argv &&
+	grep_file -E "^--label=sandbox.nonce=[0-9a-f]{16}$" argv &&
 	sed -n "/^--$/,\$p" argv | head -n 2 >tail &&
 	printf "%s\n" -- img:1 >expect &&
 	cmp_file expect tail
@@ -290,7 +291,7 @@ test_expect_success 'stop, start: by ID after the label check' '
 test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 	fake_engine fakedock &&
 	"$SANDBOX" -v --engine "$FAKE" -w "$REF" exec -- echo "it${SQ}s" 2>err &&
-	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}${SQ} -- $REF" err &&
+	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}${SQ} -- $REF" err &&
 	grep_file -F "+ $FAKE exec -- " err &&
 	grep_file -F " /workspace ${SQ}${SQ} echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
 '
