@@ -188,6 +188,9 @@ static int check_texts(struct app *a, struct err *e)
 		return err_set(e, ERR_USAGE, "give the old text (--old or --old-file) and the new (--new or --new-file)");
 	if (a->old_text.len == 0)
 		return err_set(e, ERR_USAGE, "the old text is empty; to write a whole file use 'sandbox write'");
+	if (memchr(a->old_text.buf, '\0', a->old_text.len) ||
+	    memchr(a->new_text.buf ? a->new_text.buf : "", '\0', a->new_text.len))
+		return err_set(e, ERR_USAGE, "the old or the new text holds a NUL byte; edit only edits text");
 	if (a->old_text.len == a->new_text.len &&
 	    memcmp(a->old_text.buf, a->new_text.buf ? a->new_text.buf : "", a->new_text.len) == 0)
 		return err_set(e, ERR_USAGE, "the old and the new text are the same: nothing to do");

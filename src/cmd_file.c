@@ -254,6 +254,9 @@ int cmd_write(struct app *a, struct err *e)
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0)
 		return -1;
+	/* Reading a terminal would wait for typing, a prompt in disguise. */
+	if (!a->content && isatty(0))
+		return err_set(e, ERR_USAGE, "no content: give --content TEXT, or the bytes on stdin");
 	struct feed feed;
 	if (a->content)
 		feed_init_buf(&feed, a->content, strlen(a->content));
