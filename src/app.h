@@ -18,6 +18,8 @@ struct app {
 	bool json;
 	const char *ref;       /* -w, --workspace or SANDBOX_WORKSPACE */
 	bool ref_from_env;     /* ref came from SANDBOX_WORKSPACE */
+	char ws_name[160];     /* the workspace acted on, once chosen */
+	bool ws_created;       /* made by this call: errors must name it */
 	/* Command options that are not config keys. */
 	const char *shell;     /* exec/run -c TEXT */
 	const char *cwd;

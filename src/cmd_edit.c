@@ -135,6 +135,8 @@ static void print_edit(struct app *a, const char *path, size_t n, const struct s
 	}
 	struct json j = {0};
 	json_obj_open(&j);
+	json_key(&j, "workspace");
+	json_str(&j, a->ws_name);
 	json_key(&j, "path");
 	json_str(&j, path);
 	json_key(&j, "replacements");
@@ -243,7 +245,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		feed_free(&feed);
 	}
 	if (rc == 0) {
-		diff_unified(&diff, path, path, s.data.buf ? s.data.buf : "", s.data.len,
+		diff_unified(&diff, shown, shown, s.data.buf ? s.data.buf : "", s.data.len,
 			     result.buf ? result.buf : "", result.len, 3);
 		print_edit(a, path, n, &diff, newsha);
 	}

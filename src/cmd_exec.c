@@ -146,9 +146,6 @@ int cmd_exec(struct app *a, struct err *e)
 	if (ws_select(a, &ws, e) < 0)
 		return -1;
 	int rc = exec_in(a, &ws, e);
-	/* The caller needs the ref of what we made, even when exec failed. */
-	if (rc < 0 && ws.created)
-		snprintf(e->workspace, sizeof(e->workspace), "%s", ws.name);
 	ws_free(&ws);
 	return rc;
 }

@@ -117,6 +117,8 @@ static void print_read(struct reader *r, const char *path, const char *sha)
 	if (r->a->json) {
 		struct json j = {0};
 		json_obj_open(&j);
+		json_key(&j, "workspace");
+		json_str(&j, r->a->ws_name);
 		json_key(&j, "path");
 		json_str(&j, path);
 		json_key(&j, "content");
@@ -142,7 +144,7 @@ static void print_read(struct reader *r, const char *path, const char *sha)
 		printf("(empty file)\n");
 	fwrite(r->text.buf ? r->text.buf : "", 1, r->text.len, stdout);
 	if (rest > 0)
-		printf("(%ld more lines; continue with --offset %ld)\n", rest, next);
+		printf("(%ld more line%s; continue with --offset %ld)\n", rest, rest == 1 ? "" : "s", next);
 }
 
 static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e)
@@ -275,6 +277,8 @@ int cmd_write(struct app *a, struct err *e)
 		if (a->json) {
 			struct json j = {0};
 			json_obj_open(&j);
+			json_key(&j, "workspace");
+			json_str(&j, a->ws_name);
 			json_key(&j, "path");
 			json_str(&j, path);
 			json_key(&j, "bytes");
@@ -289,7 +293,7 @@ int cmd_write(struct app *a, struct err *e)
 		} else {
 			struct sbuf shown = {0};
 			tool_show_path(&shown, path, false);
-			printf("wrote %llu bytes to %s%s\n", feed.sent, shown.buf,
+			printf("wrote %llu byte%s to %s%s\n", feed.sent, feed.sent == 1 ? "" : "s", shown.buf,
 			       created ? " (new file)" : "");
 			sbuf_free(&shown);
 		}

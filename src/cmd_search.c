@@ -93,6 +93,8 @@ static void print_glob(struct app *a, const char *pattern, struct found *f, size
 	if (a->json) {
 		struct json j = {0};
 		json_obj_open(&j);
+		json_key(&j, "workspace");
+		json_str(&j, a->ws_name);
 		json_key(&j, "pattern");
 		json_str(&j, pattern);
 		json_key(&j, "path");
@@ -122,7 +124,8 @@ static void print_glob(struct app *a, const char *pattern, struct found *f, size
 		free(p);
 	}
 	if (shown < n)
-		sbuf_addf(&out, "(%zu more matches; raise --limit or narrow the pattern)\n", n - shown);
+		sbuf_addf(&out, "(%zu more match%s; raise --limit or narrow the pattern)\n", n - shown,
+			  n - shown == 1 ? "" : "es");
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	sbuf_free(&out);
 }
@@ -471,8 +474,8 @@ static void print_grep_text(struct grep *g, size_t limit)
 		}
 	}
 	if (g->produced > shown)
-		sbuf_addf(&out, "(%llu more lines; raise --limit or narrow the search)\n",
-			  g->produced - shown);
+		sbuf_addf(&out, "(%llu more line%s; raise --limit or narrow the search)\n",
+			  g->produced - shown, g->produced - shown == 1 ? "" : "s");
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	sbuf_free(&out);
 }
@@ -483,6 +486,8 @@ static void print_grep_json(struct grep *g, const char *pattern, size_t limit)
 	struct json j = {0};
 	size_t shown = 0;
 	json_obj_open(&j);
+	json_key(&j, "workspace");
+	json_str(&j, g->a->ws_name);
 	json_key(&j, "pattern");
 	json_str(&j, pattern);
 	json_key(&j, "path");

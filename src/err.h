@@ -17,7 +17,6 @@ enum err_kind {
 struct err {
 	enum err_kind kind;
 	char msg[1024];
-	char workspace[160]; /* a workspace made before the failure, or "" */
 };
 
 /* Sets e (if not NULL) and returns -1, so callers can `return err_set(...)`. */

@@ -138,7 +138,7 @@ static const struct command commands[] = {
 	 "(any bytes, any size); missing directories are created, an existing\n"
 	 "file keeps its mode and owner.\n"},
 	{"edit", cmd_edit, G_EDIT, false,
-	 "edit PATH --old TEXT --new TEXT [--all] [--expect-sha256 HASH]",
+	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
 	 "Replace the exact old text with the new one and print the diff. The old\n"
 	 "text must occur once, unless --all; --old-file F and --new-file F take\n"
 	 "either from a local file. --expect-sha256 refuses if the file changed.\n"},
@@ -147,7 +147,7 @@ static const struct command commands[] = {
 	 "newest first: * and ? within a name, [...], {a,b}, ** for any depth.\n"
 	 "At most --limit paths (default 1000). Exit 1 when none matches.\n"},
 	{"grep", cmd_grep, G_GREP, false,
-	 "grep REGEX [--path DIR] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
+	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
 	 "Search the files under --path (a file or a directory; default: the\n"
 	 "workdir) for an extended regular expression (-F: a fixed string; -i:\n"
 	 "any case). --glob keeps the files whose name (or path, with a /)\n"
@@ -462,9 +462,10 @@ static void report(const struct app *a, const struct err *e)
 		json_key(&j, "message");
 		json_str(&j, e->msg);
 		json_obj_close(&j);
-		if (e->workspace[0]) {
+		/* The caller needs the ref of what we made, even on failure. */
+		if (a->ws_created) {
 			json_key(&j, "workspace");
-			json_str(&j, e->workspace);
+			json_str(&j, a->ws_name);
 		}
 		json_obj_close(&j);
 		json_print(&j);

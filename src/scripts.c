@@ -81,8 +81,13 @@ const char SCRIPT_READ[] =
  * away: the old file stays as it was. */
 const char SCRIPT_WRITE[] =
 	"f=$1 t=$2 x=$3\n"
-	"if [ -L \"$f\" ]; then r=$(readlink -f -- \"$f\") && [ -n \"$r\" ] && f=$r; fi\n"
+	"if [ -n \"$x\" ] && ! command -v sha256sum >/dev/null 2>&1; then echo 'E nosha'; exit 0; fi\n"
+	"if [ -L \"$f\" ]; then\n"
+	"  r=$(readlink -f -- \"$f\" 2>/dev/null) && [ -n \"$r\" ] || { echo 'E badlink'; exit 0; }\n"
+	"  f=$r\n"
+	"fi\n"
 	"if [ -d \"$f\" ]; then echo 'E isdir'; exit 0; fi\n"
+	"if [ -e \"$f\" ] && [ ! -f \"$f\" ]; then echo 'E notfile'; exit 0; fi\n"
 	"case $f in */*) d=${f%/*}; d=${d:-/} ;; *) d=. ;; esac\n"
 	"if [ ! -d \"$d\" ] && ! mkdir -p -- \"$d\" 2>/dev/null; then echo 'E mkdir'; exit 0; fi\n"
 	"c=1\n"
@@ -128,7 +133,7 @@ const char SCRIPT_TAR[] =
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ -f \"$d\" ]; then\n"
 	"  if [ ! -r \"$d\" ]; then echo 'E denied'; exit 0; fi\n"
-	"  echo 'OK F'; exec tar -cf - \"$d\" 2>/dev/null\n"
+	"  echo 'OK F'; exec tar -chf - \"$d\" 2>/dev/null\n"
 	"fi\n"
 	"if [ ! -d \"$d\" ]; then echo 'E notfile'; exit 0; fi\n"
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"

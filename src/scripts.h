@@ -44,6 +44,7 @@ extern const char SCRIPT_WRITE[];
 extern const char SCRIPT_LIST[];
 
 /* sh -c SCRIPT_TAR sh PATH: "OK D" and a tar stream of every regular
- * file under the directory PATH (.git not descended), or "OK F" and a
- * tar stream of the one file PATH. */
+ * file under the directory PATH (.git not descended, links not
+ * followed), or "OK F" and a tar stream of the one file PATH (a link to a
+ * file followed, as read does). */
 extern const char SCRIPT_TAR[];

@@ -107,6 +107,8 @@ static const struct {
 	{"input", "the input was cut short; the file is unchanged"},
 	{"changed", "the file changed since it was read; read it again"},
 	{"rename", "cannot replace it; the file is unchanged"},
+	{"badlink", "a symbolic link whose target cannot be resolved; give the target's path"},
+	{"nosha", "the image has no sha256sum, which edit needs to see that the file did not change"},
 };
 
 int tool_refusal(const char *head, const char *path, struct err *e)

@@ -373,14 +373,20 @@ done:
 
 int ws_select(struct app *a, struct ws *ws, struct err *e)
 {
-	if (a->ref)
-		return ws_attach(a, a->ref, true, ws, e);
+	if (a->ref) {
+		if (ws_attach(a, a->ref, true, ws, e) < 0)
+			return -1;
+		snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
+		return 0;
+	}
 	if (ws_create(a, ws, e) < 0) {
 		/* Not the command's status: the workspace failed. */
 		if (e->kind == ERR_FAILED)
 			e->kind = ERR_WORKSPACE;
 		return -1;
 	}
+	snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
+	a->ws_created = true;
 	if (!a->json)
 		fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n",
 			ws->name, ws->name);
