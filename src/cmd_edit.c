@@ -207,7 +207,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		return -1;
 	struct slurp s = {0};
 	struct tool_out out = {.body = slurp_body, .ctx = &s};
-	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, &out, e);
+	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, false, &out, e);
 	free(arg);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
@@ -241,7 +241,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		struct feed feed;
 		bool created;
 		feed_init_buf(&feed, result.buf ? result.buf : "", result.len);
-		rc = tool_write(a, ws, path, &feed, sha, newsha, &created, e);
+		rc = tool_write(a, ws, path, &feed, 0, sha, newsha, &created, e);
 		feed_free(&feed);
 	}
 	if (rc == 0) {

@@ -148,7 +148,7 @@ int cmd_glob(struct app *a, struct err *e)
 	}
 	struct sbuf listing = {0};
 	struct tool_out out = {.body = collect, .ctx = &listing};
-	int rc = tool_run(a, &ws, SCRIPT_LIST, &arg, 1, NULL, &out, e);
+	int rc = tool_run(a, &ws, SCRIPT_LIST, &arg, 1, NULL, false, &out, e);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", base_dir(a), e);
 	if (rc == 0) {
@@ -608,7 +608,7 @@ int cmd_grep(struct app *a, struct err *e)
 	out.ctx = &s;
 	struct tar_sink sink = {.ctx = &g, .entry = grep_entry, .data = grep_data, .end = grep_end};
 	tar_init(&s.tar, &sink);
-	int rc = tool_run(a, &ws, SCRIPT_TAR, &arg, 1, NULL, &out, e);
+	int rc = tool_run(a, &ws, SCRIPT_TAR, &arg, 1, NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
 		rc = tool_refusal(head, base_dir(a), e);

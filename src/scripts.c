@@ -74,13 +74,16 @@ const char SCRIPT_READ[] =
 	"echo \"S $n\"\n"
 	"exec cat -- \"$f\"\n";
 
-/* The content comes in frames, "N\n" and N bytes, ended by "0\n"; dd
+/* With SIZE, the content is stdin as it is (a regular file of that size
+ * on the host, read by the engine client itself), and the file must end
+ * up that long. Else it comes in frames, "N\n" and N bytes, ended by
+ * "0\n"; dd
  * with iflag=fullblock reads exactly what it is asked from the pipe
  * (head -c of BusyBox reads ahead): whole 64 KiB blocks, then the rest.
  * A stream cut short never reaches "0", and the temporary file goes
  * away: the old file stays as it was. */
 const char SCRIPT_WRITE[] =
-	"f=$1 t=$2 x=$3\n"
+	"f=$1 t=$2 x=$3 z=$4\n"
 	"if [ -n \"$x\" ] && ! command -v sha256sum >/dev/null 2>&1; then echo 'E nosha'; exit 0; fi\n"
 	"if [ -L \"$f\" ]; then\n"
 	"  r=$(readlink -f -- \"$f\" 2>/dev/null) && [ -n \"$r\" ] || { echo 'E badlink'; exit 0; }\n"
@@ -95,12 +98,18 @@ const char SCRIPT_WRITE[] =
 	"p=$d/.sandbox-write-$t\n"
 	"if ! { true >\"$p\"; } 2>/dev/null; then echo 'E denied'; exit 0; fi\n"
 	"n=x\n"
-	"while IFS= read -r n && [ \"$n\" != 0 ]; do\n"
-	"  q=$((n / 65536)) r=$((n % 65536))\n"
-	"  { [ $q = 0 ] || dd bs=65536 count=$q iflag=fullblock 2>/dev/null; } >>\"$p\" &&\n"
-	"  { [ $r = 0 ] || dd bs=$r count=1 iflag=fullblock 2>/dev/null; } >>\"$p\" ||\n"
-	"  { n=w; break; }\n"
-	"done\n"
+	"if [ -n \"$z\" ]; then\n"
+	"  if ! cat >\"$p\" 2>/dev/null; then n=w\n"
+	"  elif [ \"$(stat -c %s -- \"$p\")\" = \"$z\" ]; then n=0\n"
+	"  fi\n"
+	"else\n"
+	"  while IFS= read -r n && [ \"$n\" != 0 ]; do\n"
+	"    q=$((n / 65536)) r=$((n % 65536))\n"
+	"    { [ $q = 0 ] || dd bs=65536 count=$q iflag=fullblock 2>/dev/null; } >>\"$p\" &&\n"
+	"    { [ $r = 0 ] || dd bs=$r count=1 iflag=fullblock 2>/dev/null; } >>\"$p\" ||\n"
+	"    { n=w; break; }\n"
+	"  done\n"
+	"fi\n"
 	"if [ \"$n\" = w ]; then rm -f \"$p\"; echo 'E nospace'; exit 0; fi\n"
 	"if [ \"$n\" != 0 ]; then rm -f \"$p\"; echo 'E input'; exit 0; fi\n"
 	"if [ -n \"$x\" ]; then\n"
@@ -127,7 +136,8 @@ const char SCRIPT_LIST[] =
 	"exit 0\n";
 
 /* Several tar archives, one after the other, when xargs splits the list:
- * the host reads them as one stream. */
+ * the host reads them as one stream. dd gathers tar's small writes into
+ * 64 KiB ones, which the engine carries much faster. */
 const char SCRIPT_TAR[] =
 	"d=$1\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
@@ -139,5 +149,6 @@ const char SCRIPT_TAR[] =
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
 	"echo 'OK D'\n"
 	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
-	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null\n"
+	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
+	"  dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";

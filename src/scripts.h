@@ -31,8 +31,9 @@ extern const char SCRIPT_KILL[];
 /* sh -c SCRIPT_READ sh PATH: "S SIZE" then the file's bytes. */
 extern const char SCRIPT_READ[];
 
-/* sh -c SCRIPT_WRITE sh PATH SUFFIX [SHA256]: reads the framed content
- * (feed.h) from stdin into PATH's directory as .sandbox-write-SUFFIX,
+/* sh -c SCRIPT_WRITE sh PATH SUFFIX SHA256 SIZE: reads the framed content
+ * (feed.h), or with SIZE exactly SIZE plain bytes, from stdin into PATH's
+ * directory as .sandbox-write-SUFFIX,
  * then renames it over PATH, keeping an existing file's mode and owner.
  * With SHA256, refuses ("E changed") when PATH's content no longer has
  * that hash. "OK CREATED" (1 or 0) at the end. */

@@ -39,7 +39,7 @@ static int tool_sink(void *ctx, int stream, const char *buf, size_t n)
 }
 
 int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
-	     size_t nargs, struct feed *feed, struct tool_out *out, struct err *e)
+	     size_t nargs, struct feed *feed, bool direct, struct tool_out *out, struct err *e)
 {
 	struct strvec cmd = {0};
 	strvec_push(&cmd, "sh");
@@ -51,7 +51,7 @@ int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
 		.cmd = cmd.v, .ncmd = cmd.n, .timeout = a->cfg.timeout,
-		.feed = feed, .sink = {tool_sink, out},
+		.feed = feed, .interactive = direct, .sink = {tool_sink, out},
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);

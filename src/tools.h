@@ -25,10 +25,11 @@ struct tool_out {
 	struct sbuf err;  /* the start of its stderr, for messages */
 };
 
-/* Runs sh -c SCRIPT sh ARGS... in ws. Returns 0 when the script ran to
+/* Runs sh -c SCRIPT sh ARGS... in ws, with the feed on its stdin, or
+ * (direct) our own stdin, or nothing. Returns 0 when the script ran to
  * its end (or body stopped it), -1 with e set otherwise. */
 int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
-	     size_t nargs, struct feed *feed, struct tool_out *out, struct err *e);
+	     size_t nargs, struct feed *feed, bool direct, struct tool_out *out, struct err *e);
 void tool_out_free(struct tool_out *out);
 
 /* If head is a refusal ("E WHY"), sets e to "PATH: reason" and returns -1. */
@@ -52,8 +53,10 @@ char *tool_join(const char *base, const char *rel);
 /* The one PATH argument of read, write and edit. */
 int tool_one_path(struct app *a, const char **path, struct err *e);
 
-/* Streams the feed into path, atomically (SCRIPT_WRITE). With expect_sha,
+/* Streams the feed into path, atomically (SCRIPT_WRITE); with no feed,
+ * our stdin as it is: a regular file of direct bytes. With expect_sha,
  * refuses when the file no longer has that hash. sha gets the new
- * content's hash. */
+ * content's hash (with a feed that keeps one). */
 int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
-	       const char *expect_sha, char sha[65], bool *created, struct err *e);
+	       unsigned long long direct, const char *expect_sha, char sha[65],
+	       bool *created, struct err *e);
