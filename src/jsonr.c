@@ -136,10 +136,12 @@ static const char *describe(struct parser *ps, size_t pos)
 	if (pos >= ps->len)
 		return "the end of the input";
 	unsigned char c = ps->t[pos];
+	if (c == ' ')
+		return "a space";
+	if (c == '\'')
+		return "a single quote";
 	if (c > 0x20 && c < 0x7f)
 		snprintf(ps->what, sizeof(ps->what), "'%c'", c);
-	else if (c == ' ')
-		snprintf(ps->what, sizeof(ps->what), "a space");
 	else
 		snprintf(ps->what, sizeof(ps->what), "byte 0x%02x", c);
 	return ps->what;
@@ -227,7 +229,7 @@ static void utf8_put(struct sbuf *sb, unsigned long cp)
 /* The four hex digits at pos, if there are four. */
 static bool hex4(const struct parser *ps, size_t pos, unsigned long *out)
 {
-	if (ps->len - pos < 4 || pos > ps->len)
+	if (pos > ps->len || ps->len - pos < 4)
 		return false;
 	unsigned long v = 0;
 	for (size_t i = pos; i < pos + 4; i++) {
@@ -363,8 +365,11 @@ static bool exact_int(const char *t, size_t n, long long *out)
 	long long e = 0;
 	if (i < n && (t[i] == 'e' || t[i] == 'E')) {
 		bool eneg = false;
-		if (t[++i] == '-' || t[i] == '+')
-			eneg = t[i++] == '-';
+		i++;
+		if (t[i] == '-' || t[i] == '+') {
+			eneg = t[i] == '-';
+			i++;
+		}
 		for (; i < n; i++)
 			if (e < 1000000000) /* far past any long long; saturate */
 				e = e * 10 + (t[i] - '0');
@@ -479,10 +484,10 @@ static int number(struct parser *ps, struct jv *v)
 
 static int literal(struct parser *ps, const char *word, size_t n)
 {
-	if (ps->len - ps->pos < n || memcmp(ps->t + ps->pos, word, n) != 0)
-		return fail(ps, ps->pos, "expected a value, found %s (not '%s')",
-			    describe(ps, ps->pos), word);
-	ps->pos += n;
+	for (size_t i = 0; i < n; i++, ps->pos++)
+		if (ps->pos >= ps->len || ps->t[ps->pos] != (unsigned char)word[i])
+			return fail(ps, ps->pos, "expected '%s', found %s", word,
+				    describe(ps, ps->pos));
 	return 0;
 }
 

@@ -76,7 +76,11 @@ struct jv_member {
 };
 
 /* Limits on what jv_parse accepts; a field left 0 takes its default.
- * Past a limit the parse fails with a message that names the limit. */
+ * Past a limit the parse fails with a message that names the limit.
+ * Memory: a value takes 48 bytes in the tree (plus its text), and 72 more
+ * while its container is open; at the peak, an input made of one-digit
+ * numbers takes about 60 times its size. Lower max_size where that is
+ * too much. */
 struct jv_limits {
 	size_t max_depth;   /* arrays and objects nested; default 64 */
 	size_t max_size;    /* bytes of input; default 16 MiB */

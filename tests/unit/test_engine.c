@@ -197,7 +197,7 @@ static void test_run_extra(void)
 	/* Flags that merely start like ours are not ours. */
 	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
 	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, similar, ARRAY_LEN(similar), &e);
-	ok(rc == 0 && out.n > 0 && strcmp(out.v[9], "--network=none") == 0,
+	ok(rc == 0 && out.n > 0 && strcmp(out.v[10], "--network=none") == 0,
 	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
 	strvec_clear(&out);
 	cfg_free(&c);
