@@ -167,38 +167,6 @@ static void skip_ws(struct parser *ps)
 	}
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0; /* overlong below U+0800 */
-		if (c == 0xed)
-			hi = 0x9f; /* U+D800 to U+DFFF */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90; /* overlong below U+10000 */
-		if (c == 0xf4)
-			hi = 0x8f; /* above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 static void utf8_put(struct sbuf *sb, unsigned long cp)
 {

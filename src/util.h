@@ -56,6 +56,10 @@ int random_hex(char *buf, size_t n);
 /* True if s contains a byte that is a control character (< 0x20 or 0x7f). */
 bool has_control(const char *s);
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or 0 if there is none. */
+size_t utf8_len(const unsigned char *p, size_t n);
+
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);
 
