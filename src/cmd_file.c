@@ -35,6 +35,18 @@ static bool shown_line(const struct reader *r)
 	return r->line >= r->offset && r->line < r->offset + r->limit;
 }
 
+/* Ends a shown line: the note for a cut one, the newline. */
+static void end_line(struct reader *r)
+{
+	if (r->line_chars > READ_LINE_MAX) {
+		size_t more = r->line_chars - READ_LINE_MAX;
+		sbuf_addf(&r->text, " [... line cut: %zu more character%s]", more,
+			  more == 1 ? "" : "s");
+	}
+	sbuf_addc(&r->text, '\n');
+	r->shown++;
+}
+
 /* Feeds bytes of the file, split into numbered lines; each shown line is
  * cut after READ_LINE_MAX characters (UTF-8 lead bytes are counted). */
 static void read_lines(struct reader *r, const char *buf, size_t n)
@@ -59,13 +71,8 @@ static void read_lines(struct reader *r, const char *buf, size_t n)
 		}
 		i = end;
 		if (nl) {
-			if (shown_line(r)) {
-				if (r->line_chars > READ_LINE_MAX)
-					sbuf_addf(&r->text, " [... line cut: %zu more characters]",
-						  r->line_chars - READ_LINE_MAX);
-				sbuf_addc(&r->text, '\n');
-				r->shown++;
-			}
+			if (shown_line(r))
+				end_line(r);
 			r->line++;
 			r->line_open = false;
 			i++;
@@ -106,13 +113,8 @@ static int raw_body(void *ctx, const char *buf, size_t n)
 static void print_read(struct reader *r, const char *path, const char *sha)
 {
 	long total = r->line - 1 + (r->line_open ? 1 : 0);
-	if (r->line_open && shown_line(r)) {
-		if (r->line_chars > READ_LINE_MAX)
-			sbuf_addf(&r->text, " [... line cut: %zu more characters]",
-				  r->line_chars - READ_LINE_MAX);
-		sbuf_addc(&r->text, '\n');
-		r->shown++;
-	}
+	if (r->line_open && shown_line(r))
+		end_line(r);
 	long next = r->offset + r->shown;
 	long rest = total >= next ? total - next + 1 : 0;
 	if (r->a->json) {
@@ -220,6 +222,9 @@ int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed
 	       unsigned long long direct, const char *expect_sha, char sha[65],
 	       bool *created, struct err *e)
 {
+	size_t plen = strlen(path);
+	if (plen && path[plen - 1] == '/')
+		return err_set(e, ERR_USAGE, "%s: a file's path cannot end in '/'", path);
 	char suffix[17];
 	if (random_hex(suffix, 16) < 0)
 		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");

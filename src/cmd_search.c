@@ -160,7 +160,8 @@ int cmd_glob(struct app *a, struct err *e)
 			else
 				free(all[i].rel);
 		}
-		qsort(all, k, sizeof(*all), by_mtime);
+		if (k > 1) /* qsort's pointer must not be NULL, even for 0 */
+			qsort(all, k, sizeof(*all), by_mtime);
 		print_glob(a, pattern, all, k);
 		if (k == 0) {
 			if (!a->json)
@@ -352,7 +353,8 @@ static void grep_trim(struct grep *g)
 {
 	if (g->stored <= 4 * (size_t)g->a->limit + 1024)
 		return;
-	qsort(g->files, g->nfiles, sizeof(*g->files), by_path);
+	if (g->nfiles > 1)
+		qsort(g->files, g->nfiles, sizeof(*g->files), by_path);
 	size_t keep = 0, lines = 0;
 	while (keep < g->nfiles && lines < (size_t)g->a->limit)
 		lines += out_lines(g, &g->files[keep++]);
@@ -619,7 +621,8 @@ int cmd_grep(struct app *a, struct err *e)
 			rc = err_set(e, ERR_WORKSPACE, "reading the files: %s", s.msg);
 	}
 	if (rc == 0) {
-		qsort(g.files, g.nfiles, sizeof(*g.files), by_path);
+		if (g.nfiles > 1)
+			qsort(g.files, g.nfiles, sizeof(*g.files), by_path);
 		if (a->json)
 			print_grep_json(&g, pattern, (size_t)a->limit);
 		else

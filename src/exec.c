@@ -121,7 +121,34 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD CMD..., as an engine exec. */
+static bool valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = utf8_len(p + i, n - i)))
+			return false;
+	return true;
+}
+
+/* Every byte that is not printable ASCII, and the backslash, as \0ooo:
+ * what printf %b turns back into the byte, in any sh. */
+static void push_encoded(struct strvec *sv, const char *s)
+{
+	struct sbuf sb = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			sbuf_addc(&sb, (char)*p);
+		else
+			sbuf_addf(&sb, "\\0%03o", *p);
+	}
+	strvec_push(sv, sb.buf ? sb.buf : "");
+	sbuf_free(&sb);
+}
+
+/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD ENC CMD..., as an engine exec. The
+ * engines carry arguments as JSON strings, which turn bytes that are not
+ * UTF-8 into U+FFFD: a command line holding such bytes goes encoded. */
 static void build_argv(const struct exec_req *rq, const char *tag, struct strvec *argv)
 {
 	struct strvec cmd = {0};
@@ -132,11 +159,22 @@ static void build_argv(const struct exec_req *rq, const char *tag, struct strvec
 	strvec_push(&cmd, tag);
 	strvec_push(&cmd, rq->workdir ? rq->workdir : "");
 	/* A leading '-' would make cd read an option. */
-	if (rq->cwd && rq->cwd[0] == '-')
-		strvec_pushf(&cmd, "./%s", rq->cwd);
-	else
-		strvec_push(&cmd, rq->cwd ? rq->cwd : "");
-	strvec_push_all(&cmd, rq->cmd, rq->ncmd);
+	char *cwd = xasprintf("%s%s", rq->cwd && rq->cwd[0] == '-' ? "./" : "",
+			      rq->cwd ? rq->cwd : "");
+	bool enc = !valid_utf8(cwd);
+	for (size_t i = 0; i < rq->ncmd && !enc; i++)
+		enc = !valid_utf8(rq->cmd[i]);
+	if (enc) {
+		push_encoded(&cmd, cwd);
+		strvec_push(&cmd, "1");
+		for (size_t i = 0; i < rq->ncmd; i++)
+			push_encoded(&cmd, rq->cmd[i]);
+	} else {
+		strvec_push(&cmd, cwd);
+		strvec_push(&cmd, "0");
+		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
+	}
+	free(cwd);
 	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv,
 			 rq->interactive || rq->feed, cmd.v, cmd.n);
 	strvec_clear(&cmd);

@@ -5,13 +5,24 @@ const char SCRIPT_KEEPALIVE[] =
 	"trap 'exit 0' TERM INT HUP\n"
 	"while :; do sleep 3600 & wait $!; done\n";
 
-/* The command runs in a subshell, so that a special builtin (`exit 3`,
+/* With ENC 1, CWD and every argument come encoded (a byte as \\0ooo, see
+ * exec.c) and are decoded here: the engines carry arguments as JSON, which
+ * cannot hold bytes that are not UTF-8. The "x" keeps a trailing newline
+ * from being eaten by the command substitution.
+ * The command runs in a subshell, so that a special builtin (`exit 3`,
  * `cd`) acts there and the wrapper always reaches its done marker.
  * `docker exec` makes the wrapper a process-group leader; its children
  * stay in that group unless they call setsid. */
 const char SCRIPT_EXEC[] =
-	"t=$1 w=$2 d=$3\n"
-	"shift 3\n"
+	"t=$1 w=$2 d=$3 x=$4\n"
+	"shift 4\n"
+	"if [ \"$x\" = 1 ]; then\n"
+	"  d=$(printf '%bx' \"$d\"); d=${d%x}\n"
+	"  n=$#\n"
+	"  while [ \"$n\" -gt 0 ]; do\n"
+	"    a=$(printf '%bx' \"$1\"); shift; set -- \"$@\" \"${a%x}\"; n=$((n - 1))\n"
+	"  done\n"
+	"fi\n"
 	"p=/tmp/.sandbox-exec-$t\n"
 	"{ echo $$ >\"$p.pid\"; } 2>/dev/null\n"
 	"if [ -e \"$p.stop\" ]; then rm -f \"$p.pid\" \"$p.stop\"; exit 124; fi\n"

@@ -117,6 +117,16 @@ int tool_refusal(const char *head, const char *path, struct err *e)
 		return 0;
 	struct sbuf shown = {0};
 	tool_show_path(&shown, path, false);
+	/* A path of thousands of bytes would push the reason out of the
+	 * message: keep its two ends. */
+	if (shown.len > 300) {
+		struct sbuf cut = {0};
+		sbuf_add(&cut, shown.buf, 150);
+		sbuf_adds(&cut, "...");
+		sbuf_add(&cut, shown.buf + shown.len - 100, 100);
+		sbuf_free(&shown);
+		shown = cut;
+	}
 	const char *text = NULL;
 	for (size_t i = 0; i < ARRAY_LEN(refusals); i++)
 		if (strcmp(head + 2, refusals[i].why) == 0)

@@ -223,4 +223,19 @@ test_expect_success 'SIGHUP to exec: the command is killed in the workspace, exi
 	no_grep_file -E "^sleep $m" ps
 '
 
+test_expect_success 'arguments that are not UTF-8 reach the command byte for byte' '
+	arg=$(printf "a\\377b\\\\0101\\nend\\n") &&
+	sb -w "$REF" exec -- printf "%s|" "$arg" "" "x" >out &&
+	printf "%s|" "$arg" "" "x" >expect &&
+	cmp_file expect out
+'
+
+test_expect_success '--cwd that is not UTF-8 is entered, not mangled' '
+	dir=$(printf "d\\377") &&
+	sb -w "$REF" exec -- mkdir -p "$dir" &&
+	sb -w "$REF" exec --cwd "$dir" -- pwd >out &&
+	printf "/workspace/%s\\n" "$dir" >expect &&
+	cmp_file expect out
+'
+
 test_done
