@@ -222,9 +222,10 @@ int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed
 	       unsigned long long direct, const char *expect_sha, char sha[65],
 	       bool *created, struct err *e)
 {
+	/* "dir/" names a directory: BusyBox's mv would move the file into it. */
 	size_t plen = strlen(path);
 	if (plen && path[plen - 1] == '/')
-		return err_set(e, ERR_USAGE, "%s: a file's path cannot end in '/'", path);
+		return err_set(e, ERR_FAILED, "%s: is a directory", path);
 	char suffix[17];
 	if (random_hex(suffix, 16) < 0)
 		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");

@@ -258,16 +258,15 @@ static enum exec_outcome io_loop(struct exec_state *st)
 	return EXEC_DONE;
 }
 
-static void classify(struct exec_state *st, enum exec_outcome cancelled, bool killed,
-		     int engine_status)
+static void classify(struct exec_state *st, enum exec_outcome cancelled, int engine_status)
 {
 	struct exec_res *res = st->res;
 	if (st->s[0].done && st->s[1].done) {
 		res->outcome = EXEC_DONE;
-		/* The wrapper exits with the command's status, so the engine's
-		 * code, when we let it finish, is the same number from a source
-		 * the command cannot forge; the marker covers the early return. */
-		res->status = !killed && engine_status >= 0 ? engine_status : st->s[1].status;
+		/* The marker's status, not the engine client's: the client can
+		 * fail on its own after the command ended (Podman, when the
+		 * command stopped reading a stdin it was still sending). */
+		res->status = st->s[1].status;
 	} else if (cancelled != EXEC_DONE) {
 		res->outcome = cancelled;
 	} else if (st->nocwd) {
@@ -331,7 +330,7 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 		flush(&st.s[i]);
 		sbuf_free(&st.s[i].out);
 	}
-	classify(&st, cancelled, killed, engine_status);
+	classify(&st, cancelled, engine_status);
 	return 0;
 }
 

@@ -106,9 +106,9 @@ test_expect_success PYTHON 'a line over 2000 characters is cut with a visible ma
 	sb -w "$REF" read long.txt >out &&
 	{
 		printf "     1\t"; rep 2000 a; echo
-		printf "     2\t"; rep 2000 b; echo " [... line cut: 1 more characters]"
+		printf "     2\t"; rep 2000 b; echo " [... line cut: 1 more character]"
 		printf "     3\t"; rep 2000 c; echo " [... line cut: 5 more characters]"
-		printf "     4\t"; rep 2000 "é"; echo " [... line cut: 1 more characters]"
+		printf "     4\t"; rep 2000 "é"; echo " [... line cut: 1 more character]"
 		printf "     5\t"; rep 2000 "日"; echo " [... line cut: 1000 more characters]"
 	} >expect &&
 	cmp_file expect out
