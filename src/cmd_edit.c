@@ -134,9 +134,7 @@ static void print_edit(struct app *a, const char *path, size_t n, const struct s
 		return;
 	}
 	struct json j = {0};
-	json_obj_open(&j);
-	json_key(&j, "workspace");
-	json_str(&j, a->ws_name);
+	tool_json_begin(&j, a);
 	json_key(&j, "path");
 	json_str(&j, path);
 	json_key(&j, "replacements");
@@ -145,9 +143,7 @@ static void print_edit(struct app *a, const char *path, size_t n, const struct s
 	json_strn(&j, diff->buf ? diff->buf : "", diff->len);
 	json_key(&j, "sha256");
 	json_str(&j, sha);
-	json_obj_close(&j);
-	json_print(&j);
-	sbuf_free(&j.out);
+	tool_json_end(&j);
 }
 
 /* Finds the matches and builds the new content; -1 with e set unless

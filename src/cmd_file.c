@@ -119,9 +119,7 @@ static void print_read(struct reader *r, const char *path, const char *sha)
 	long rest = total >= next ? total - next + 1 : 0;
 	if (r->a->json) {
 		struct json j = {0};
-		json_obj_open(&j);
-		json_key(&j, "workspace");
-		json_str(&j, r->a->ws_name);
+		tool_json_begin(&j, r->a);
 		json_key(&j, "path");
 		json_str(&j, path);
 		json_key(&j, "content");
@@ -138,9 +136,7 @@ static void print_read(struct reader *r, const char *path, const char *sha)
 		json_int(&j, (long long)r->bytes);
 		json_key(&j, "sha256");
 		json_str(&j, sha);
-		json_obj_close(&j);
-		json_print(&j);
-		sbuf_free(&j.out);
+		tool_json_end(&j);
 		return;
 	}
 	if (total == 0)
@@ -268,9 +264,7 @@ static void print_write(struct app *a, const char *path, unsigned long long byte
 {
 	if (a->json) {
 		struct json j = {0};
-		json_obj_open(&j);
-		json_key(&j, "workspace");
-		json_str(&j, a->ws_name);
+		tool_json_begin(&j, a);
 		json_key(&j, "path");
 		json_str(&j, path);
 		json_key(&j, "bytes");
@@ -279,9 +273,7 @@ static void print_write(struct app *a, const char *path, unsigned long long byte
 		json_str(&j, sha);
 		json_key(&j, "created");
 		json_bool(&j, created);
-		json_obj_close(&j);
-		json_print(&j);
-		sbuf_free(&j.out);
+		tool_json_end(&j);
 		return;
 	}
 	struct sbuf shown = {0};

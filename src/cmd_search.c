@@ -92,9 +92,7 @@ static void print_glob(struct app *a, const char *pattern, struct found *f, size
 	size_t shown = n < (size_t)a->limit ? n : (size_t)a->limit;
 	if (a->json) {
 		struct json j = {0};
-		json_obj_open(&j);
-		json_key(&j, "workspace");
-		json_str(&j, a->ws_name);
+		tool_json_begin(&j, a);
 		json_key(&j, "pattern");
 		json_str(&j, pattern);
 		json_key(&j, "path");
@@ -111,9 +109,7 @@ static void print_glob(struct app *a, const char *pattern, struct found *f, size
 		json_int(&j, (long long)n);
 		json_key(&j, "truncated");
 		json_bool(&j, shown < n);
-		json_obj_close(&j);
-		json_print(&j);
-		sbuf_free(&j.out);
+		tool_json_end(&j);
 		return;
 	}
 	struct sbuf out = {0};
@@ -487,9 +483,7 @@ static void print_grep_json(struct grep *g, const char *pattern, size_t limit)
 	static const char *const modes[] = {"files", "content", "count"};
 	struct json j = {0};
 	size_t shown = 0;
-	json_obj_open(&j);
-	json_key(&j, "workspace");
-	json_str(&j, g->a->ws_name);
+	tool_json_begin(&j, g->a);
 	json_key(&j, "pattern");
 	json_str(&j, pattern);
 	json_key(&j, "path");
@@ -531,9 +525,7 @@ static void print_grep_json(struct grep *g, const char *pattern, size_t limit)
 	json_int(&j, (long long)g->produced);
 	json_key(&j, "truncated");
 	json_bool(&j, g->produced > shown);
-	json_obj_close(&j);
-	json_print(&j);
-	sbuf_free(&j.out);
+	tool_json_end(&j);
 }
 
 static int grep_setup(struct app *a, struct grep *g, const char *pattern, struct err *e)

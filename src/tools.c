@@ -171,6 +171,20 @@ void tool_show_path(struct sbuf *out, const char *path, bool colon_special)
 	sbuf_addc(out, '"');
 }
 
+void tool_json_begin(struct json *j, const struct app *a)
+{
+	json_obj_open(j);
+	json_key(j, "workspace");
+	json_str(j, a->ws_name);
+}
+
+void tool_json_end(struct json *j)
+{
+	json_obj_close(j);
+	json_print(j);
+	sbuf_free(&j->out);
+}
+
 char *tool_join(const char *base, const char *rel)
 {
 	if (!base || strcmp(base, ".") == 0)

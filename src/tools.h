@@ -11,6 +11,7 @@
 #include "app.h"
 #include "err.h"
 #include "feed.h"
+#include "json.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -43,6 +44,11 @@ char *tool_arg_path(const char *path, struct err *e);
  * control byte, a '"' first (or a ':' where colon_special), in double
  * quotes with C escapes, so that no name can forge another line or field. */
 void tool_show_path(struct sbuf *out, const char *path, bool colon_special);
+
+/* The JSON object of a file tool: opened with the workspace it acted on
+ * first; ended by printing it on stdout. */
+void tool_json_begin(struct json *j, const struct app *a);
+void tool_json_end(struct json *j);
 
 /* Joins a base directory (as the user gave it; "." for none) and a
  * relative name. Caller frees. */
