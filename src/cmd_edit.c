@@ -211,7 +211,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 	char sha[65], newsha[65];
 	if (rc == 0 && s.too_big)
 		rc = err_set(e, ERR_FAILED, "%s: larger than %d MiB; too large to edit here", shown, EDIT_MAX >> 20);
-	if (rc == 0 && memchr(s.data.buf ? s.data.buf : "", '\0', s.data.len < 8192 ? s.data.len : 8192))
+	if (rc == 0 && tool_is_binary(s.data.buf, s.data.len))
 		rc = err_set(e, ERR_FAILED, "%s: binary file; edit only edits text", shown);
 	if (rc == 0) {
 		sha256_buf_hex(s.data.buf ? s.data.buf : "", s.data.len, sha);

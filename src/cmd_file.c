@@ -13,7 +13,6 @@
 #include "scripts.h"
 #include "tools.h"
 
-#define READ_PROBE 8192      /* a NUL in the first this many bytes: binary */
 #define READ_LINE_MAX 2000   /* characters shown of one line */
 
 struct reader {
@@ -83,7 +82,7 @@ static void read_lines(struct reader *r, const char *buf, size_t n)
 static void judge(struct reader *r)
 {
 	r->judged = true;
-	r->binary = memchr(r->probe.buf ? r->probe.buf : "", '\0', r->probe.len) != NULL;
+	r->binary = tool_is_binary(r->probe.buf, r->probe.len);
 	if (!r->binary)
 		read_lines(r, r->probe.buf ? r->probe.buf : "", r->probe.len);
 	sbuf_free(&r->probe);
@@ -99,7 +98,7 @@ static int read_body(void *ctx, const char *buf, size_t n)
 		return 0;
 	}
 	sbuf_add(&r->probe, buf, n);
-	if (r->probe.len >= READ_PROBE)
+	if (r->probe.len >= TOOL_PROBE)
 		judge(r);
 	return r->binary ? -1 : 0; /* a binary file: no need for the rest */
 }

@@ -14,7 +14,6 @@
 #include "scripts.h"
 #include "tools.h"
 
-#define GREP_PROBE 8192
 #define GREP_LINE_MAX 2000
 
 struct found {
@@ -325,7 +324,7 @@ static void grep_bytes(struct grep *g, const char *buf, size_t n)
 static void grep_judge(struct grep *g)
 {
 	g->judged = true;
-	if (memchr(g->probe.buf ? g->probe.buf : "", '\0', g->probe.len))
+	if (tool_is_binary(g->probe.buf, g->probe.len))
 		g->done = true; /* binary: skipped */
 	else
 		grep_bytes(g, g->probe.buf ? g->probe.buf : "", g->probe.len);
@@ -391,7 +390,7 @@ static int grep_data(void *ctx, const char *buf, size_t n)
 		return 0;
 	}
 	sbuf_add(&g->probe, buf, n);
-	if (g->probe.len >= GREP_PROBE)
+	if (g->probe.len >= TOOL_PROBE)
 		grep_judge(g);
 	return 0;
 }

@@ -171,6 +171,11 @@ void tool_show_path(struct sbuf *out, const char *path, bool colon_special)
 	sbuf_addc(out, '"');
 }
 
+bool tool_is_binary(const char *buf, size_t len)
+{
+	return buf && memchr(buf, '\0', len < TOOL_PROBE ? len : TOOL_PROBE) != NULL;
+}
+
 void tool_json_begin(struct json *j, const struct app *a)
 {
 	json_obj_open(j);

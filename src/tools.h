@@ -56,6 +56,11 @@ char *tool_join(const char *base, const char *rel);
 
 #endif
 
+/* What counts as binary, for read, edit and grep alike: a NUL byte in
+ * the first TOOL_PROBE bytes. */
+#define TOOL_PROBE 8192
+bool tool_is_binary(const char *buf, size_t len);
+
 /* The one PATH argument of read, write and edit. */
 int tool_one_path(struct app *a, const char **path, struct err *e);
 

@@ -356,7 +356,6 @@ int ws_create(struct app *a, struct ws *ws, struct err *e)
 	const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
 	ws->workdir = xstrdup(a->cfg.workdir);
-	ws->created = true;
 	if (a->cfg.setup && run_setup(a, ws, e) < 0) {
 		remove_if_ours(a, ws->id, nonce);
 		goto done;

@@ -20,7 +20,6 @@ struct ws {
 	char *workdir; /* from the label; NULL when there is none */
 	char *nonce;   /* from the label, after an inspect */
 	bool cached;  /* id came from the cache, not from an inspect now */
-	bool created; /* made by this process */
 };
 
 void ws_free(struct ws *ws);
