@@ -88,26 +88,28 @@ const char SCRIPT_READ[] =
 /* With SIZE, the content is stdin as it is (a regular file of that size
  * on the host, read by the engine client itself), and the file must end
  * up that long. Else it comes in frames, "N\n" and N bytes, ended by
- * "0\n"; dd
- * with iflag=fullblock reads exactly what it is asked from the pipe
- * (head -c of BusyBox reads ahead): whole 64 KiB blocks, then the rest.
- * A stream cut short never reaches "0", and the temporary file goes
- * away: the old file stays as it was. */
+ * "0\n"; dd with iflag=fullblock reads exactly what it is asked from the
+ * pipe (head -c of BusyBox reads ahead): whole 64 KiB blocks, then the
+ * rest. A stream cut short never reaches "0", and the temporary file goes
+ * away: the old file stays as it was. A refusal (no) reads the rest of
+ * stdin before it exits: Podman, when its stdin copy fails, can drop the
+ * command's last output, and with it the answer and the done markers. */
 const char SCRIPT_WRITE[] =
-	"f=$1 t=$2 x=$3 z=$4\n"
-	"if [ -n \"$x\" ] && ! command -v sha256sum >/dev/null 2>&1; then echo 'E nosha'; exit 0; fi\n"
+	"f=$1 t=$2 x=$3 z=$4 p=\n"
+	"no() { [ -z \"$p\" ] || rm -f \"$p\"; echo \"E $1\"; cat >/dev/null 2>&1; exit 0; }\n"
+	"if [ -n \"$x\" ] && ! command -v sha256sum >/dev/null 2>&1; then no nosha; fi\n"
 	"if [ -L \"$f\" ]; then\n"
-	"  r=$(readlink -f -- \"$f\" 2>/dev/null) && [ -n \"$r\" ] || { echo 'E badlink'; exit 0; }\n"
+	"  r=$(readlink -f -- \"$f\" 2>/dev/null) && [ -n \"$r\" ] || no badlink\n"
 	"  f=$r\n"
 	"fi\n"
-	"if [ -d \"$f\" ]; then echo 'E isdir'; exit 0; fi\n"
-	"if [ -e \"$f\" ] && [ ! -f \"$f\" ]; then echo 'E notfile'; exit 0; fi\n"
+	"if [ -d \"$f\" ]; then no isdir; fi\n"
+	"if [ -e \"$f\" ] && [ ! -f \"$f\" ]; then no notfile; fi\n"
 	"case $f in */*) d=${f%/*}; d=${d:-/} ;; *) d=. ;; esac\n"
-	"if [ ! -d \"$d\" ] && ! mkdir -p -- \"$d\" 2>/dev/null; then echo 'E mkdir'; exit 0; fi\n"
+	"if [ ! -d \"$d\" ] && ! mkdir -p -- \"$d\" 2>/dev/null; then no mkdir; fi\n"
 	"c=1\n"
 	"if [ -e \"$f\" ]; then c=0; fi\n"
+	"if ! { true >\"$d/.sandbox-write-$t\"; } 2>/dev/null; then no denied; fi\n"
 	"p=$d/.sandbox-write-$t\n"
-	"if ! { true >\"$p\"; } 2>/dev/null; then echo 'E denied'; exit 0; fi\n"
 	"n=x\n"
 	"if [ -n \"$z\" ]; then\n"
 	"  if ! cat >\"$p\" 2>/dev/null; then n=w\n"
@@ -121,17 +123,17 @@ const char SCRIPT_WRITE[] =
 	"    { n=w; break; }\n"
 	"  done\n"
 	"fi\n"
-	"if [ \"$n\" = w ]; then rm -f \"$p\"; echo 'E nospace'; exit 0; fi\n"
-	"if [ \"$n\" != 0 ]; then rm -f \"$p\"; echo 'E input'; exit 0; fi\n"
+	"if [ \"$n\" = w ]; then no nospace; fi\n"
+	"if [ \"$n\" != 0 ]; then no input; fi\n"
 	"if [ -n \"$x\" ]; then\n"
 	"  set -- $(sha256sum <\"$f\" 2>/dev/null)\n"
-	"  if [ \"$1\" != \"$x\" ]; then rm -f \"$p\"; echo 'E changed'; exit 0; fi\n"
+	"  if [ \"$1\" != \"$x\" ]; then no changed; fi\n"
 	"fi\n"
 	"if [ $c = 0 ]; then\n"
 	"  chmod \"$(stat -c %a -- \"$f\")\" \"$p\" 2>/dev/null\n"
 	"  chown \"$(stat -c %u:%g -- \"$f\")\" \"$p\" 2>/dev/null\n"
 	"fi\n"
-	"if ! mv -f -- \"$p\" \"$f\" 2>/dev/null; then rm -f \"$p\"; echo 'E rename'; exit 0; fi\n"
+	"if ! mv -f -- \"$p\" \"$f\" 2>/dev/null; then no rename; fi\n"
 	"echo \"OK $c\"\n";
 
 const char SCRIPT_LIST[] =
