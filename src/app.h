@@ -4,10 +4,14 @@
 #define SANDBOX_APP_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "chan.h"
 #include "config.h"
 #include "err.h"
 #include "util.h"
+
+struct ws;
 
 struct app {
 	const char *cmd;       /* the command's name, for messages */
@@ -40,6 +44,11 @@ struct app {
 	long after, before;    /* grep context lines */
 	struct strvec args;    /* positional arguments, or the command */
 	struct strvec extra;   /* create/run: engine run arguments after -- */
+	FILE *out;             /* where results go: stdout, or mcp's buffer */
+	struct chan *chan;     /* mcp: calls go through it (chan.h); else NULL */
+	const struct ws *ws_pin; /* mcp: the workspace of every call, once known */
+	bool rm;               /* mcp --rm */
+	long output_limit;     /* mcp: characters of a result's text */
 };
 
 int cmd_create(struct app *a, struct err *e);
@@ -55,5 +64,6 @@ int cmd_write(struct app *a, struct err *e);
 int cmd_edit(struct app *a, struct err *e);
 int cmd_glob(struct app *a, struct err *e);
 int cmd_grep(struct app *a, struct err *e);
+int cmd_mcp(struct app *a, struct err *e);
 
 #endif

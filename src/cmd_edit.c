@@ -143,7 +143,7 @@ static void print_edit(struct app *a, const char *path, size_t n, const struct s
 	json_strn(&j, diff->buf ? diff->buf : "", diff->len);
 	json_key(&j, "sha256");
 	json_str(&j, sha);
-	tool_json_end(&j);
+	tool_json_end(&j, a);
 }
 
 /* Finds the matches and builds the new content; -1 with e set unless

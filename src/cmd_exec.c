@@ -28,7 +28,7 @@ static int write_captured(void *ctx, int stream, const char *buf, size_t n)
 	return 0;
 }
 
-static void print_exec_json(const char *ref, const struct exec_res *res,
+static void print_exec_json(FILE *f, const char *ref, const struct exec_res *res,
 			    int status, struct captures *c)
 {
 	struct json j = {0};
@@ -57,7 +57,7 @@ static void print_exec_json(const char *ref, const struct exec_res *res,
 	json_key(&j, "stderr_bytes");
 	json_int(&j, (long long)c->err.total);
 	json_obj_close(&j);
-	json_print(&j);
+	json_print(&j, f);
 	sbuf_free(&j.out);
 	sbuf_free(&out);
 	sbuf_free(&err);
@@ -110,14 +110,16 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
-	if (rc == 0 && res.outcome == EXEC_NO_CWD)
+	if (rc == 0 && res.outcome == EXEC_CANCELLED)
+		rc = err_set(e, ERR_INTERRUPTED, "cancelled; the command was killed in the workspace");
+	else if (rc == 0 && res.outcome == EXEC_NO_CWD)
 		rc = a->cwd ? err_set(e, ERR_USAGE, "--cwd %s: no such directory in the workspace", a->cwd)
 			    : err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 				      ws->workdir ? ws->workdir : "");
 	if (rc == 0) {
 		rc = outcome_status(a, &res);
 		if (a->json)
-			print_exec_json(ws->name, &res, rc, &cap);
+			print_exec_json(a->out, ws->name, &res, rc, &cap);
 	} else if (e->kind == ERR_FAILED) {
 		/* A failure of the workspace is never a command's status. */
 		e->kind = ERR_WORKSPACE;

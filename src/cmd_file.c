@@ -135,7 +135,7 @@ static void print_read(struct reader *r, const char *path, const char *sha)
 		json_int(&j, (long long)r->bytes);
 		json_key(&j, "sha256");
 		json_str(&j, sha);
-		tool_json_end(&j);
+		tool_json_end(&j, r->a);
 		return;
 	}
 	if (total == 0)
@@ -272,7 +272,7 @@ static void print_write(struct app *a, const char *path, unsigned long long byte
 		json_str(&j, sha);
 		json_key(&j, "created");
 		json_bool(&j, created);
-		tool_json_end(&j);
+		tool_json_end(&j, a);
 		return;
 	}
 	struct sbuf shown = {0};

@@ -25,7 +25,7 @@ static void print_ref(struct app *a, const char *key, const struct ws *ws)
 	json_key(&j, "id");
 	json_str(&j, ws->id);
 	json_obj_close(&j);
-	json_print(&j);
+	json_print(&j, stdout);
 	sbuf_free(&j.out);
 }
 
@@ -234,7 +234,7 @@ int cmd_list(struct app *a, struct err *e)
 		}
 		json_arr_close(&j);
 		json_obj_close(&j);
-		json_print(&j);
+		json_print(&j, stdout);
 		sbuf_free(&j.out);
 	} else {
 		printf("%-24s %-10s %-32s %s\n", "REF", "STATE", "IMAGE", "AGE");
@@ -273,7 +273,7 @@ static int remove_listed(struct app *a, struct strvec *ids, struct strvec *names
 			json_str(&j, names->v[i]);
 		json_arr_close(&j);
 		json_obj_close(&j);
-		json_print(&j);
+		json_print(&j, stdout);
 		sbuf_free(&j.out);
 	} else {
 		for (size_t i = 0; i < names->n; i++)

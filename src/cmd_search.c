@@ -108,7 +108,7 @@ static void print_glob(struct app *a, const char *pattern, struct found *f, size
 		json_int(&j, (long long)n);
 		json_key(&j, "truncated");
 		json_bool(&j, shown < n);
-		tool_json_end(&j);
+		tool_json_end(&j, a);
 		return;
 	}
 	struct sbuf out = {0};
@@ -524,7 +524,7 @@ static void print_grep_json(struct grep *g, const char *pattern, size_t limit)
 	json_int(&j, (long long)g->produced);
 	json_key(&j, "truncated");
 	json_bool(&j, g->produced > shown);
-	tool_json_end(&j);
+	tool_json_end(&j, g->a);
 }
 
 static int grep_setup(struct app *a, struct grep *g, const char *pattern, struct err *e)

@@ -24,6 +24,22 @@
 #define GRACE_MS 250
 /* What we keep of the engine's own words when the command never started. */
 #define ENGINE_ERR_MAX 4096
+/* On a channel, after a cancel: how long the server gets to say the call
+ * ended before we give the channel up. */
+#define CHAN_END_MS 5000
+
+static struct {
+	int fd;
+	bool (*check)(void *ctx);
+	void *ctx;
+} watch = {-1, NULL, NULL};
+
+void exec_watch(int fd, bool (*check)(void *ctx), void *ctx)
+{
+	watch.fd = fd;
+	watch.check = check;
+	watch.ctx = ctx;
+}
 
 /* Per-stream state: the marker scanner and what it found. */
 struct stream {
@@ -32,6 +48,7 @@ struct stream {
 	struct marker_scan scan;
 	bool done;
 	int status;
+	bool begun, ended; /* a channel's call markers */
 	struct sbuf out; /* output of one read, passed on in one piece */
 };
 
@@ -39,18 +56,23 @@ struct exec_state {
 	const struct exec_req *rq;
 	struct exec_res *res;
 	struct stream s[2];
-	bool ready, nocwd, broken_pipe;
+	bool ready, nocwd, broken_pipe, cancelled;
 	int fds[2];         /* the engine's stdout and stderr */
 	int win;            /* its stdin, when we feed it */
 	long long deadline; /* -1: none */
+	/* On a channel: the fds are the channel's, never closed here; the
+	 * request goes out before the feed. */
+	bool persistent, chan_dead;
+	struct sbuf req;
+	size_t reqoff;
 };
 
 static void on_data(void *ctx, const char *buf, size_t n)
 {
 	struct stream *s = ctx;
 	struct exec_state *st = s->st;
-	if (s->done || st->broken_pipe)
-		return; /* a background process's output, after the command */
+	if (s->done || st->broken_pipe || (st->persistent && !s->begun))
+		return; /* a background process's output, outside the command */
 	if (s->num == 2 && !st->ready) {
 		struct sbuf *eb = &st->res->engine_err;
 		if (eb->len < ENGINE_ERR_MAX)
@@ -81,6 +103,10 @@ static void on_marker(void *ctx, const char *word)
 	else if (strncmp(word, "done:", 5) == 0 && parse_long(word + 5, 0, 255, &v)) {
 		s->done = true;
 		s->status = (int)v;
+	} else if (strcmp(word, "begin") == 0 && s->st->persistent) {
+		s->begun = true;
+	} else if (strncmp(word, "end:", 4) == 0 && s->st->persistent && s->begun) {
+		s->ended = true;
 	}
 }
 
@@ -121,6 +147,16 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Done with one of the engine's fds: closed, or on a channel, let go. */
+static void drop_fd(struct exec_state *st, int *fd, bool failed)
+{
+	if (!st->persistent)
+		close_fd(fd);
+	*fd = -1;
+	if (st->persistent && failed)
+		st->chan_dead = true;
+}
+
 static bool valid_utf8(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -146,10 +182,12 @@ static void push_encoded(struct strvec *sv, const char *s)
 	sbuf_free(&sb);
 }
 
-/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD ENC CMD..., as an engine exec. The
- * engines carry arguments as JSON strings, which turn bytes that are not
- * UTF-8 into U+FFFD: a command line holding such bytes goes encoded. */
-static void build_argv(const struct exec_req *rq, const char *tag, struct strvec *argv)
+/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD ENC CMD..., the wrapped command.
+ * The engines carry arguments as JSON strings, which turn bytes that are
+ * not UTF-8 into U+FFFD: a command line holding such bytes goes encoded
+ * (never on a channel, which carries bytes). There, the command's
+ * environment goes in front of it through env(1). */
+static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *cmd_out)
 {
 	struct strvec cmd = {0};
 	strvec_push(&cmd, "sh");
@@ -161,8 +199,8 @@ static void build_argv(const struct exec_req *rq, const char *tag, struct strvec
 	/* A leading '-' would make cd read an option. */
 	char *cwd = xasprintf("%s%s", rq->cwd && rq->cwd[0] == '-' ? "./" : "",
 			      rq->cwd ? rq->cwd : "");
-	bool enc = !valid_utf8(cwd);
-	for (size_t i = 0; i < rq->ncmd && !enc; i++)
+	bool enc = !rq->chan && !valid_utf8(cwd);
+	for (size_t i = 0; i < rq->ncmd && !enc && !rq->chan; i++)
 		enc = !valid_utf8(rq->cmd[i]);
 	if (enc) {
 		push_encoded(&cmd, cwd);
@@ -172,9 +210,20 @@ static void build_argv(const struct exec_req *rq, const char *tag, struct strvec
 	} else {
 		strvec_push(&cmd, cwd);
 		strvec_push(&cmd, "0");
+		if (rq->chan && rq->nenv) {
+			strvec_push(&cmd, "env");
+			strvec_push_all(&cmd, rq->env, rq->nenv);
+		}
 		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
 	}
 	free(cwd);
+	*cmd_out = cmd;
+}
+
+static void build_argv(const struct exec_req *rq, const char *tag, struct strvec *argv)
+{
+	struct strvec cmd;
+	wrapped(rq, tag, &cmd);
 	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv,
 			 rq->interactive || rq->feed, cmd.v, cmd.n);
 	strvec_clear(&cmd);
@@ -204,34 +253,67 @@ static enum exec_outcome must_stop(const struct exec_state *st, long long now)
 		return EXEC_INTERRUPTED;
 	if (st->broken_pipe)
 		return EXEC_PIPE;
+	if (st->cancelled)
+		return EXEC_CANCELLED;
 	if (st->deadline >= 0 && now >= st->deadline)
 		return EXEC_TIMED_OUT;
 	return EXEC_DONE;
+}
+
+/* Writes the request, then the feed; false when the reader is gone. */
+static bool write_input(struct exec_state *st, struct feed *in)
+{
+	while (st->reqoff < st->req.len) {
+		ssize_t w = write(st->win, st->req.buf + st->reqoff, st->req.len - st->reqoff);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return true;
+		if (w <= 0)
+			return false;
+		st->reqoff += (size_t)w;
+	}
+	return !in || feed_write(in, st->win);
+}
+
+static bool input_done(struct exec_state *st)
+{
+	struct feed *in = st->rq->feed;
+	return st->reqoff == st->req.len && (!in || feed_done(in));
 }
 
 /* One round of poll: output in, input out. */
 static void io_round(struct exec_state *st, int wait)
 {
 	struct feed *in = st->win >= 0 ? st->rq->feed : NULL;
-	bool out_ready = in && feed_ready(in);
+	bool out_ready = st->win >= 0 && (st->reqoff < st->req.len || (in && feed_ready(in)));
 	bool src_wanted = in && !out_ready && feed_wants_src(in);
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 		{st->fds[0], POLLIN, 0}, {st->fds[1], POLLIN, 0},
 		{out_ready ? st->win : -1, POLLOUT, 0},
 		{src_wanted ? in->src_fd : -1, POLLIN, 0},
+		{st->cancelled ? -1 : watch.fd, POLLIN, 0},
 	};
-	if (poll(pfd, 4, wait) < 0)
+	if (poll(pfd, 5, wait) < 0)
 		return; /* EINTR: the caller looks at the signal flag */
+	if (pfd[4].revents && watch.check(watch.ctx))
+		st->cancelled = true;
 	for (int i = 0; i < 2; i++)
 		if (st->fds[i] >= 0 && pfd[i].revents && !pump(&st->s[i], st->fds[i]))
-			close_fd(&st->fds[i]);
+			drop_fd(st, &st->fds[i], true);
 	if (pfd[3].revents)
 		feed_read_src(in);
 	/* The end of the input, a failed source (no end frame: the script
 	 * throws the partial file away) or a reader that went away. */
-	if ((pfd[2].revents && !feed_write(in, st->win)) ||
-	    (in && (feed_done(in) || in->src_errno)))
-		close_fd(&st->win);
+	if (pfd[2].revents && !write_input(st, in))
+		drop_fd(st, &st->win, true);
+	else if (st->win >= 0 && (input_done(st) || (in && in->src_errno)))
+		drop_fd(st, &st->win, false);
+}
+
+static bool call_ended(const struct exec_state *st)
+{
+	return st->persistent && st->s[0].ended && st->s[1].ended;
 }
 
 /* Runs until the engine closes its output, both done markers are in
@@ -239,7 +321,7 @@ static void io_round(struct exec_state *st, int wait)
 static enum exec_outcome io_loop(struct exec_state *st)
 {
 	long long grace_end = -1;
-	while (st->fds[0] >= 0 || st->fds[1] >= 0) {
+	while ((st->fds[0] >= 0 || st->fds[1] >= 0) && !call_ended(st) && !st->chan_dead) {
 		long long now = now_ms();
 		if (st->s[0].done && st->s[1].done && grace_end < 0)
 			grace_end = now + GRACE_MS;
@@ -275,10 +357,68 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 		res->outcome = EXEC_NOT_STARTED;
 		res->status = engine_status;
 		sbuf_rtrim(&res->engine_err);
+		/* A call the channel's server never began can go again. */
+		if (st->persistent && st->s[1].begun)
+			res->outcome = EXEC_LOST;
 	} else {
 		res->outcome = EXEC_LOST;
 		res->status = engine_status;
 	}
+}
+
+/* Held-back bytes that turned out not to be a marker are output. */
+static void flush_all(struct exec_state *st)
+{
+	for (int i = 0; i < 2; i++) {
+		struct marker_sink sink = {on_data, on_marker, &st->s[i]};
+		marker_flush(&st->s[i].scan, &sink);
+		flush(&st->s[i]);
+		sbuf_free(&st->s[i].out);
+	}
+}
+
+/* One call over the open channel rq->chan. After a cancel, the call is
+ * killed in the container as always, and the channel goes on once its
+ * server says the call ended; a channel that cannot say so, or that was
+ * cut in the middle of a request, is closed (the next call opens a new
+ * one). */
+static void run_on_chan(struct exec_state *st, const char *tag)
+{
+	const struct exec_req *rq = st->rq;
+	struct chan *c = rq->chan;
+	struct strvec cmd;
+	wrapped(rq, tag, &cmd);
+	chan_request(&st->req, tag, rq->feed != NULL, cmd.v, cmd.n);
+	strvec_clear(&cmd);
+	st->persistent = true;
+	st->fds[0] = c->p.out;
+	st->fds[1] = c->p.err;
+	st->win = c->p.in;
+	fcntl(st->win, F_SETFL, fcntl(st->win, F_GETFL) | O_NONBLOCK);
+
+	long long start = now_ms();
+	if (rq->timeout > 0)
+		st->deadline = start + (long long)(rq->timeout * 1000);
+	enum exec_outcome cancelled = io_loop(st);
+	bool both_done = st->s[0].done && st->s[1].done;
+	if (cancelled != EXEC_DONE && !both_done) {
+		cancel_in_container(rq, tag);
+		if (!input_done(st))
+			st->chan_dead = true;
+		long long limit = now_ms() + CHAN_END_MS;
+		while (!st->chan_dead && !call_ended(st) && now_ms() < limit)
+			io_round(st, (int)(limit - now_ms()));
+		if (!call_ended(st))
+			st->chan_dead = true;
+	}
+	st->res->duration_ms = now_ms() - start;
+	flush_all(st);
+	sbuf_free(&st->req);
+	if (st->chan_dead) {
+		chan_close(c);
+		st->res->chan_lost = true;
+	}
+	classify(st, cancelled, st->s[1].ended ? st->s[1].status : 255);
 }
 
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
@@ -292,6 +432,10 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 		st.s[i].st = &st;
 		st.s[i].num = i + 1;
 		marker_init(&st.s[i].scan, tag);
+	}
+	if (rq->chan) {
+		run_on_chan(&st, tag);
+		return 0;
 	}
 
 	struct strvec argv = {0};
@@ -322,14 +466,7 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	if (cancelled != EXEC_DONE && !both_done)
 		cancel_in_container(rq, tag);
 	res->duration_ms = now_ms() - start;
-
-	/* Held-back bytes that turned out not to be a marker are output. */
-	for (int i = 0; i < 2; i++) {
-		struct marker_sink sink = {on_data, on_marker, &st.s[i]};
-		marker_flush(&st.s[i].scan, &sink);
-		flush(&st.s[i]);
-		sbuf_free(&st.s[i].out);
-	}
+	flush_all(&st);
 	classify(&st, cancelled, engine_status);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "chan.h"
 #include "err.h"
 #include "feed.h"
 #include "util.h"
@@ -34,6 +35,9 @@ struct exec_req {
 	struct feed *feed;     /* or: the command's stdin, framed (feed.h) */
 	double timeout;        /* seconds; 0: none */
 	struct exec_sink sink;
+	/* Run through this open channel instead of an engine exec of its
+	 * own; then a feed must be a buffer, and interactive is false. */
+	struct chan *chan;
 };
 
 enum exec_outcome {
@@ -44,6 +48,7 @@ enum exec_outcome {
 	EXEC_TIMED_OUT,   /* killed in the container after the timeout */
 	EXEC_INTERRUPTED, /* killed in the container on a signal to us */
 	EXEC_PIPE,        /* killed in the container: our stdout was closed */
+	EXEC_CANCELLED,   /* killed in the container: the watch said so */
 };
 
 struct exec_res {
@@ -51,11 +56,18 @@ struct exec_res {
 	int status;             /* with EXEC_DONE */
 	struct sbuf engine_err; /* what the engine said, when not started */
 	long long duration_ms;
+	bool chan_lost;         /* the channel died (and is closed now) */
 };
 
 /* Returns 0 when the outcome is known (see res), or -1 with e set when
  * the engine could not even be run. */
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e);
+
+/* While a command runs, fd is polled too, and when it is readable,
+ * check(ctx) is called; true cancels the command (EXEC_CANCELLED). For
+ * the MCP server: its client's cancel notification, or its end of input.
+ * fd -1 turns the watch off. */
+void exec_watch(int fd, bool (*check)(void *ctx), void *ctx);
 
 /* A sink that keeps the first and last max/2 bytes of each stream. */
 struct capture {

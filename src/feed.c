@@ -33,8 +33,18 @@ void feed_init_buf(struct feed *f, const char *buf, size_t len)
 {
 	init(f);
 	f->buf = buf;
+	f->buflen = len;
 	f->src_sized = true;
 	f->src_left = len;
+}
+
+void feed_rewind(struct feed *f)
+{
+	if (f->buf) {
+		bool hashing = f->hashing;
+		feed_init_buf(f, f->buf, f->buflen);
+		f->hashing = hashing;
+	}
 }
 
 void feed_free(struct feed *f)

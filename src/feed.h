@@ -23,6 +23,7 @@ struct feed {
 	bool src_eof;
 	int src_errno;         /* the source failed, or shrank: no end frame */
 	const char *buf;       /* a buffer source */
+	size_t buflen;
 	char *stage;           /* bytes read from src_fd */
 	size_t nstage;
 	char head[32];         /* a frame header being written */
@@ -38,6 +39,8 @@ struct feed {
 void feed_init_fd(struct feed *f, int fd);
 void feed_init_buf(struct feed *f, const char *buf, size_t len);
 void feed_free(struct feed *f);
+/* A buffer source starts again from its first byte, to be sent anew. */
+void feed_rewind(struct feed *f);
 
 /* True when the feed needs the source fd to be readable to go on. */
 bool feed_wants_src(const struct feed *f);

@@ -75,10 +75,10 @@ void json_null(struct json *j)
 }
 
 
-void json_print(const struct json *j)
+void json_print(const struct json *j, FILE *f)
 {
-	fwrite(j->out.buf, 1, j->out.len, stdout);
-	fputc('\n', stdout);
+	fwrite(j->out.buf, 1, j->out.len, f);
+	fputc('\n', f);
 }
 
 void json_quote(struct sbuf *out, const char *s, size_t n)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -26,8 +27,8 @@ void json_int(struct json *j, long long v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 
-/* Prints the object and a newline on stdout. */
-void json_print(const struct json *j);
+/* Prints the object and a newline on f. */
+void json_print(const struct json *j, FILE *f);
 
 /* Appends bytes as a JSON string literal, quotes included. */
 void json_quote(struct sbuf *out, const char *s, size_t n);

@@ -20,13 +20,14 @@ enum opt_id {
 	O_SHELL, O_CWD, O_INTERACTIVE, O_ALL, O_STOPPED, O_OLDER,
 	O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
 	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
-	O_CONTEXT,
+	O_CONTEXT, O_RM, O_OUTPUT_LIMIT,
 };
 
 /* Which commands take an option. */
 enum {
 	G_ALL = 1, G_CREATE = 2, G_EXEC = 4, G_PRUNE = 8, G_DESTROY = 16,
 	G_READ = 32, G_WRITE = 64, G_EDIT = 128, G_GLOB = 256, G_GREP = 512,
+	G_MCP = 1024,
 };
 
 struct optdef {
@@ -57,7 +58,7 @@ static const struct optdef opts[] = {
 	{"env", 'e', true, G_CREATE | G_EXEC, O_KEY, "env"},
 	{"setup", 0, true, G_CREATE, O_KEY, "setup"},
 	{"name", 0, true, G_CREATE, O_KEY, "name"},
-	{"timeout", 0, true, G_EXEC, O_KEY, "timeout"},
+	{"timeout", 0, true, G_EXEC | G_MCP, O_KEY, "timeout"},
 	{"max-output", 0, true, G_EXEC, O_KEY, "max_output"},
 	{"cwd", 0, true, G_EXEC, O_CWD, NULL},
 	{"interactive", 'i', false, G_EXEC, O_INTERACTIVE, NULL},
@@ -81,6 +82,8 @@ static const struct optdef opts[] = {
 	{"after-context", 'A', true, G_GREP, O_AFTER, NULL},
 	{"before-context", 'B', true, G_GREP, O_BEFORE, NULL},
 	{"context", 'C', true, G_GREP, O_CONTEXT, NULL},
+	{"rm", 0, false, G_MCP, O_RM, NULL},
+	{"output-limit", 0, true, G_MCP, O_OUTPUT_LIMIT, NULL},
 };
 
 struct command {
@@ -153,6 +156,17 @@ static const struct command commands[] = {
 	 "any case). --glob keeps the files whose name (or path, with a /)\n"
 	 "matches. Binary files and .git are skipped; output is sorted by path,\n"
 	 "at most --limit lines (default 1000). Exit 1 when nothing matches.\n"},
+	{"mcp", cmd_mcp, G_CREATE | G_MCP, false,
+	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
+	 "Serve the six tools (exec, read, write, edit, glob, grep) to an agent as a\n"
+	 "Model Context Protocol server: JSON-RPC on stdin and stdout, logs on\n"
+	 "stderr. The workspace is -w REF, or one created on the first call from\n"
+	 "the config and the create options; its ref goes to stderr. At the end of\n"
+	 "input the server exits and keeps the workspace, unless --rm.\n"
+	 CREATE_OPTS
+	 "  --timeout SECONDS      exec's default timeout (default 120)\n"
+	 "  --output-limit CHARS   text of a result kept, head and tail (default 30000)\n"
+	 "  --rm                   remove the workspace when the server ends\n"},
 	{"help", NULL, 0, false, "help [COMMAND]", "Show help.\n"},
 };
 
@@ -292,6 +306,8 @@ static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct
 	case O_ICASE: a->icase = true; return 0;
 	case O_FIXED: a->fixed = true; return 0;
 	case O_OUTPUT: a->output = val; return 0;
+	case O_RM: a->rm = true; return 0;
+	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 100, &a->output_limit, e);
 	default: return 0;
 	}
 }
@@ -468,7 +484,7 @@ static void report(const struct app *a, const struct err *e)
 			json_str(&j, a->ws_name);
 		}
 		json_obj_close(&j);
-		json_print(&j);
+		json_print(&j, stdout);
 		sbuf_free(&j.out);
 		return;
 	}
@@ -533,7 +549,7 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 
 int main(int argc, char **argv)
 {
-	struct app a = {.older_than = -1};
+	struct app a = {.older_than = -1, .out = stdout};
 	struct parsed p = {0};
 	struct err e = {0};
 	cfg_init(&a.cfg);

@@ -165,3 +165,37 @@ const char SCRIPT_TAR[] =
 	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
 	"  dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";
+
+/* The channel's frames (feed.h) are copied into the call's stdin by the
+ * server itself, one dd per frame: a frame is read whole before it is
+ * written, so when the call stops reading early the rest is still
+ * consumed, and the next request starts where it should. */
+const char SCRIPT_SERVE[] =
+	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6\n"
+	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
+	"printf '\\036%s:ok\\036' \"$T\"\n"
+	"frames() {\n"
+	"  trap '' PIPE\n"
+	"  while IFS= read -r n; do\n"
+	"    echo \"$n\" 2>/dev/null\n"
+	"    [ \"$n\" = 0 ] && return 0\n"
+	"    dd bs=\"$n\" count=1 iflag=fullblock 2>/dev/null\n"
+	"  done\n"
+	"}\n"
+	"while IFS= read -r t; do\n"
+	"  IFS= read -r i && IFS= read -r n || exit 0\n"
+	"  set --\n"
+	"  while [ \"$n\" -gt 0 ]; do\n"
+	"    IFS= read -r a || exit 0\n"
+	"    case $a in\n"
+	"    =*) a=${a#=} ;;\n"
+	"    @0) a=$S0 ;; @1) a=$S1 ;; @2) a=$S2 ;; @3) a=$S3 ;; @4) a=$S4 ;;\n"
+	"    *) a=$(printf '%bx' \"${a#?}\"); a=${a%x} ;;\n"
+	"    esac\n"
+	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
+	"  done\n"
+	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
+	"  if [ \"$i\" = 1 ]; then frames | setsid \"$@\"; else setsid \"$@\" </dev/null; fi\n"
+	"  s=$?\n"
+	"  printf '\\036%s:end:%d\\036' \"$t\" \"$s\"; printf '\\036%s:end:%d\\036' \"$t\" \"$s\" >&2\n"
+	"done\n";

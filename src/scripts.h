@@ -22,7 +22,18 @@ extern const char SCRIPT_EXEC[];
  * that has not started yet. */
 extern const char SCRIPT_KILL[];
 
-#endif
+/* The persistent channel (chan.h): sh -c SCRIPT_SERVE sandbox-chan TAG
+ * S0..S4, where S0..S4 are scripts a request names as "@N". Says
+ * "\036TAG:ok\036" on stdout, or "nosetsid" when the image has no setsid
+ * (every call needs a process group of its own), then serves requests
+ * from stdin, one after the other:
+ *   TAG \n  STDIN (0 or 1) \n  NARGS \n  then NARGS lines, each "=VALUE",
+ *   "\\ENCODED" (printf %b: a value holding a newline) or "@N"
+ * and with STDIN 1, frames (feed.h) that become the call's stdin. Each
+ * call runs under setsid, between "begin" and "end:STATUS" markers on both
+ * streams; output outside them belongs to no call. */
+extern const char SCRIPT_SERVE[];
+
 
 /* The file tools' scripts. Each answers on stdout with a first line,
  * "E WHY" for a refusal (notfound, isdir, notfile, denied, ...), or its
@@ -50,3 +61,5 @@ extern const char SCRIPT_LIST[];
  * followed), or "OK F" and a tar stream of the one file PATH (a link to a
  * file followed, as read does). */
 extern const char SCRIPT_TAR[];
+
+#endif

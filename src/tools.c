@@ -70,6 +70,8 @@ int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args
 		return err_set(e, ERR_FAILED, "timed out after %gs; stopped in the workspace", a->cfg.timeout);
 	case EXEC_INTERRUPTED:
 		return err_set(e, ERR_INTERRUPTED, "interrupted; stopped in the workspace");
+	case EXEC_CANCELLED:
+		return err_set(e, ERR_INTERRUPTED, "cancelled; stopped in the workspace");
 	case EXEC_NO_CWD:
 		return err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 			       ws->workdir ? ws->workdir : "");
@@ -183,10 +185,10 @@ void tool_json_begin(struct json *j, const struct app *a)
 	json_str(j, a->ws_name);
 }
 
-void tool_json_end(struct json *j)
+void tool_json_end(struct json *j, const struct app *a)
 {
 	json_obj_close(j);
-	json_print(j);
+	json_print(j, a->out);
 	sbuf_free(&j->out);
 }
 

@@ -46,9 +46,9 @@ char *tool_arg_path(const char *path, struct err *e);
 void tool_show_path(struct sbuf *out, const char *path, bool colon_special);
 
 /* The JSON object of a file tool: opened with the workspace it acted on
- * first; ended by printing it on stdout. */
+ * first; ended by printing it on a->out. */
 void tool_json_begin(struct json *j, const struct app *a);
-void tool_json_end(struct json *j);
+void tool_json_end(struct json *j, const struct app *a);
 
 /* Joins a base directory (as the user gave it; "." for none) and a
  * relative name. Caller frees. */

@@ -370,8 +370,21 @@ done:
 	return rc;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 int ws_select(struct app *a, struct ws *ws, struct err *e)
 {
+	if (a->ws_pin) {
+		/* Known already: no cache read, no inspect. "cached", so that a
+		 * failed exec still sends us back to a full check. */
+		*ws = (struct ws){xstrdup(a->ws_pin->name), xstrdup(a->ws_pin->id),
+				  dup_or_null(a->ws_pin->workdir), dup_or_null(a->ws_pin->nonce), true};
+		snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
+		return 0;
+	}
 	if (a->ref) {
 		if (ws_attach(a, a->ref, true, ws, e) < 0)
 			return -1;
@@ -392,13 +405,50 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 	return 0;
 }
 
-int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
-	    struct exec_res *res, struct err *e)
+/* The open channel for a call in ws (opened on first use, or anew when
+ * it died or serves another container), or NULL: the call goes as an
+ * engine exec of its own, which also says best what is wrong when the
+ * channel cannot open. */
+static struct chan *channel_for(struct app *a, const struct ws *ws,
+				const struct exec_req *rq)
+{
+	struct chan *c = a->chan;
+	if (!c || rq->interactive || (rq->feed && !rq->feed->buf))
+		return NULL;
+	if (chan_is_open(c) && strcmp(c->ctr, ws->id) == 0)
+		return c;
+	if (c->nosetsid && c->ctr && strcmp(c->ctr, ws->id) == 0)
+		return NULL;
+	chan_close(c);
+	struct err ignored = {0};
+	if (chan_open(c, a->engine, a->envp.v, ws->id, &ignored) < 0)
+		return NULL;
+	return chan_is_open(c) ? c : NULL;
+}
+
+static int run_in(struct app *a, struct ws *ws, struct exec_req *rq,
+		  struct exec_res *res, struct err *e)
 {
 	rq->ctr = ws->id;
 	rq->workdir = ws->workdir;
-	if (exec_run(rq, res, e) < 0)
+	rq->chan = channel_for(a, ws, rq);
+	if (rq->feed)
+		feed_rewind(rq->feed);
+	return exec_run(rq, res, e);
+}
+
+int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
+	    struct exec_res *res, struct err *e)
+{
+	if (run_in(a, ws, rq, res, e) < 0)
 		return -1;
+	if (res->outcome == EXEC_NOT_STARTED && res->chan_lost) {
+		/* The channel died before the call began: once more, on a
+		 * new channel (or an engine exec of its own). */
+		sbuf_free(&res->engine_err);
+		if (run_in(a, ws, rq, res, e) < 0)
+			return -1;
+	}
 	if (res->outcome == EXEC_NOT_STARTED && ws->cached) {
 		/* Replaced, stopped or gone since we cached it: check again. */
 		struct ws fresh;
@@ -410,9 +460,7 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 		ws_free(ws);
 		*ws = fresh;
 		sbuf_free(&res->engine_err);
-		rq->ctr = ws->id;
-		rq->workdir = ws->workdir;
-		if (exec_run(rq, res, e) < 0)
+		if (run_in(a, ws, rq, res, e) < 0)
 			return -1;
 	}
 	if (res->outcome == EXEC_NOT_STARTED) {

@@ -43,8 +43,8 @@ int ws_create(struct app *a, struct ws *ws, struct err *e);
 int ws_remove(struct app *a, const char *ref, struct err *e);
 void ws_forget(struct app *a, const char *name);
 
-/* The workspace a command acts on: -w or SANDBOX_WORKSPACE, or else a new
- * one from the config, announced on stderr (text mode). */
+/* The workspace a command acts on: a->ws_pin, -w or SANDBOX_WORKSPACE, or
+ * else a new one from the config, announced on stderr (text mode). */
 int ws_select(struct app *a, struct ws *ws, struct err *e);
 
 /* Runs a command in ws; if the engine could not start it in a container

@@ -1,0 +1,165 @@
+/* chan.c: see chan.h. */
+#include "chan.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "marker.h"
+#include "scripts.h"
+
+/* How long the server may take to greet us: a loaded Podman is slow. */
+#define OPEN_TIMEOUT_MS 30000
+
+/* The scripts a request can name by number, in the server's order. */
+static const char *const served[] = {SCRIPT_EXEC, SCRIPT_READ, SCRIPT_WRITE, SCRIPT_LIST,
+				      SCRIPT_TAR};
+
+struct greeting {
+	const char *word; /* "ok" or "nosetsid" */
+};
+
+static void ignore(void *ctx, const char *buf, size_t n)
+{
+	(void)ctx, (void)buf, (void)n;
+}
+
+static void on_word(void *ctx, const char *word)
+{
+	struct greeting *g = ctx;
+	if (!g->word && strcmp(word, "ok") == 0)
+		g->word = "ok";
+	else if (!g->word && strcmp(word, "nosetsid") == 0)
+		g->word = "nosetsid";
+}
+
+/* Reads stdout until the greeting, collecting stderr for a message. */
+static int await_greeting(struct chan *c, const char *tag, struct err *e)
+{
+	struct marker_scan scan;
+	marker_init(&scan, tag);
+	struct greeting g = {0};
+	struct marker_sink sink = {ignore, on_word, &g};
+	struct sbuf errs = {0};
+	long long end = now_ms() + OPEN_TIMEOUT_MS;
+	while (!g.word && !spawn_interrupted) {
+		long long left = end - now_ms();
+		if (left <= 0)
+			break;
+		struct pollfd pfd[2] = {{c->p.out, POLLIN, 0}, {c->p.err, POLLIN, 0}};
+		if (poll(pfd, 2, (int)left) < 0)
+			continue;
+		char buf[4096];
+		if (pfd[1].revents) {
+			ssize_t r = read(c->p.err, buf, sizeof(buf));
+			if (r > 0 && errs.len < 4096)
+				sbuf_add(&errs, buf, (size_t)r);
+		}
+		if (pfd[0].revents) {
+			ssize_t r = read(c->p.out, buf, sizeof(buf));
+			if (r == 0 || (r < 0 && errno != EINTR))
+				break;
+			if (r > 0)
+				marker_feed(&scan, buf, (size_t)r, &sink);
+		}
+	}
+	if (g.word) {
+		c->nosetsid = strcmp(g.word, "nosetsid") == 0;
+		sbuf_free(&errs);
+		return 0;
+	}
+	sbuf_rtrim(&errs);
+	err_set(e, ERR_WORKSPACE, "cannot open a channel into the workspace%s%.*s",
+		errs.len ? ": " : "", (int)(errs.len < 300 ? errs.len : 300),
+		errs.buf ? errs.buf : "");
+	sbuf_free(&errs);
+	return -1;
+}
+
+int chan_open(struct chan *c, const char *engine, char *const *envp, const char *ctr,
+	      struct err *e)
+{
+	memset(c, 0, sizeof(*c));
+	char tag[MARKER_TAG_LEN + 1];
+	if (random_hex(tag, MARKER_TAG_LEN) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	struct strvec cmd = {0}, argv = {0};
+	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "-c");
+	strvec_push(&cmd, SCRIPT_SERVE);
+	strvec_push(&cmd, "sandbox-chan");
+	strvec_push(&cmd, tag);
+	for (size_t i = 0; i < ARRAY_LEN(served); i++)
+		strvec_push(&cmd, served[i]);
+	engine_exec_argv(&argv, engine, ctr, NULL, 0, true, cmd.v, cmd.n);
+	int rc = proc_spawn(&c->p, strvec_argv(&argv), envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
+	strvec_clear(&cmd);
+	strvec_clear(&argv);
+	if (rc < 0) {
+		c->p.pid = 0;
+		return -1;
+	}
+	c->ctr = xstrdup(ctr);
+	if (await_greeting(c, tag, e) < 0) {
+		chan_close(c);
+		return -1;
+	}
+	if (c->nosetsid)
+		chan_close(c);
+	return 0;
+}
+
+bool chan_is_open(const struct chan *c)
+{
+	return c->p.pid > 0;
+}
+
+void chan_close(struct chan *c)
+{
+	if (c->p.pid > 0) {
+		kill(c->p.pid, SIGKILL);
+		proc_close(&c->p);
+		proc_wait(&c->p);
+	}
+	c->p.pid = 0;
+	free(c->ctr);
+	c->ctr = NULL;
+}
+
+static void push_value(struct sbuf *out, const char *v)
+{
+	for (size_t i = 0; i < ARRAY_LEN(served); i++) {
+		if (strcmp(v, served[i]) == 0) {
+			sbuf_addf(out, "@%zu\n", i);
+			return;
+		}
+	}
+	if (!strchr(v, '\n')) {
+		sbuf_addc(out, '=');
+		sbuf_adds(out, v);
+		sbuf_addc(out, '\n');
+		return;
+	}
+	/* Decoded by printf %b: every byte that is not printable ASCII, and
+	 * the backslash, as \0ooo. */
+	sbuf_addc(out, '\\');
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			sbuf_addc(out, (char)*p);
+		else
+			sbuf_addf(out, "\\0%03o", *p);
+	}
+	sbuf_addc(out, '\n');
+}
+
+void chan_request(struct sbuf *out, const char *tag, bool with_stdin, char *const *argv,
+		  size_t n)
+{
+	sbuf_addf(out, "%s\n%d\n%zu\n", tag, with_stdin ? 1 : 0, n);
+	for (size_t i = 0; i < n; i++)
+		push_value(out, argv[i]);
+}

@@ -1,0 +1,37 @@
+/* chan.h: one long-lived `engine exec -i CTR sh` in a workspace that
+ * runs calls sent to it as framed requests (SCRIPT_SERVE), so that a call
+ * costs a few milliseconds instead of a whole engine exec. Requests carry
+ * constant scripts and their arguments as data, never as shell text.
+ * exec.c runs calls over it; this file opens, describes and closes it. */
+#ifndef SANDBOX_CHAN_H
+#define SANDBOX_CHAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "spawn.h"
+#include "util.h"
+
+struct chan {
+	struct proc p;    /* the engine client; p.pid 0 when closed */
+	char *ctr;        /* the container it runs in */
+	bool nosetsid;    /* the image cannot give a call its own process group */
+};
+
+/* Starts the server in ctr and waits for its greeting. With
+ * chan->nosetsid set on return (and 0), the image lacks setsid: calls
+ * must go one engine exec each. */
+int chan_open(struct chan *c, const char *engine, char *const *envp, const char *ctr,
+	      struct err *e);
+bool chan_is_open(const struct chan *c);
+/* Kills the client (the server in the container then reads EOF and
+ * ends) and forgets it. */
+void chan_close(struct chan *c);
+
+/* Appends the request for one call, argv[0..n), to out. A value equal
+ * to one of the server's scripts goes by its number. */
+void chan_request(struct sbuf *out, const char *tag, bool with_stdin, char *const *argv,
+		  size_t n);
+
+#endif
