@@ -80,6 +80,16 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 	return -1;
 }
 
+static void stop_client(struct chan *c)
+{
+	if (c->p.pid > 0) {
+		kill(c->p.pid, SIGKILL);
+		proc_close(&c->p);
+		proc_wait(&c->p);
+	}
+	c->p.pid = 0;
+}
+
 int chan_open(struct chan *c, const char *engine, char *const *envp, const char *ctr,
 	      struct err *e)
 {
@@ -109,7 +119,7 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 		return -1;
 	}
 	if (c->nosetsid)
-		chan_close(c);
+		stop_client(c); /* c->ctr stays: that container needs no probe again */
 	return 0;
 }
 
@@ -120,14 +130,10 @@ bool chan_is_open(const struct chan *c)
 
 void chan_close(struct chan *c)
 {
-	if (c->p.pid > 0) {
-		kill(c->p.pid, SIGKILL);
-		proc_close(&c->p);
-		proc_wait(&c->p);
-	}
-	c->p.pid = 0;
+	stop_client(c);
 	free(c->ctr);
 	c->ctr = NULL;
+	c->nosetsid = false;
 }
 
 static void push_value(struct sbuf *out, const char *v)

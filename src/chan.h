@@ -21,12 +21,13 @@ struct chan {
 
 /* Starts the server in ctr and waits for its greeting. With
  * chan->nosetsid set on return (and 0), the image lacks setsid: calls
- * must go one engine exec each. */
+ * must go one engine exec each; c->ctr stays set to say for which
+ * container, and chan_is_open is false. */
 int chan_open(struct chan *c, const char *engine, char *const *envp, const char *ctr,
 	      struct err *e);
 bool chan_is_open(const struct chan *c);
 /* Kills the client (the server in the container then reads EOF and
- * ends) and forgets it. */
+ * ends) and forgets it, and what chan_open learnt. */
 void chan_close(struct chan *c);
 
 /* Appends the request for one call, argv[0..n), to out. A value equal

@@ -666,25 +666,79 @@ static bool id_json(const struct jv *id, struct sbuf *out)
 	return false;
 }
 
-/* Is this line a cancellation of the running call? */
-static bool cancels(const struct server *s, const char *line, size_t len)
+/* Is this line a cancellation of the request with this id (as JSON)? */
+static bool cancels(const char *line, size_t len, const char *id)
 {
 	if (!memmem(line, len, "notifications/cancelled", 23))
 		return false;
 	struct jv *v = jv_parse(line, len, NULL, NULL, 0);
 	const char *method = jv_str(jv_get(v, "method"));
-	struct sbuf id = {0};
+	struct sbuf rid = {0};
 	bool yes = method && strcmp(method, "notifications/cancelled") == 0 &&
-		   id_json(jv_get(jv_get(v, "params"), "requestId"), &id) && id.len == s->call_id.len &&
-		   memcmp(id.buf, s->call_id.buf, id.len) == 0;
-	sbuf_free(&id);
+		   id_json(jv_get(jv_get(v, "params"), "requestId"), &rid) && strcmp(rid.buf, id) == 0;
+	sbuf_free(&rid);
 	jv_free(v);
 	return yes;
 }
 
-/* exec_watch's check, while a call runs: reads what came, and looks for
- * the call's cancellation in the new whole lines. Lines stay queued. The
- * end of input cancels nothing: what came before it is still served. */
+/* Calls fn on each whole line not yet handled, from *off on, until it
+ * returns true; the line's bytes may be changed. */
+static bool each_line(struct server *s, size_t *off, bool (*fn)(struct server *, char *, size_t))
+{
+	for (;;) {
+		char *start = s->in.buf + *off;
+		char *nl = memchr(start, '\n', s->in.len - *off);
+		if (!nl)
+			return false;
+		*off += (size_t)(nl - start) + 1;
+		if (fn(s, start, (size_t)(nl - start)))
+			return true;
+	}
+}
+
+static bool cancels_call(struct server *s, char *line, size_t len)
+{
+	return cancels(line, len, s->call_id.buf);
+}
+
+/* Whether a request is cancelled by a line that came after it. */
+static bool cancelled_ahead(struct server *s, const char *id)
+{
+	sbuf_reset(&s->call_id);
+	sbuf_adds(&s->call_id, id);
+	size_t off = s->in_off;
+	return each_line(s, &off, cancels_call);
+}
+
+/* While a call runs: a ping is answered at once (MCP wants it prompt),
+ * and its line blanked, so that the main loop passes over it; the call's
+ * cancellation cancels it. Other lines wait their turn. */
+static bool early_line(struct server *s, char *line, size_t len)
+{
+	if (cancels(line, len, s->call_id.buf))
+		return true;
+	if (!memmem(line, len, "\"ping\"", 6))
+		return false;
+	struct jv *v = jv_parse(line, len, NULL, NULL, 0);
+	const char *method = jv_str(jv_get(v, "method"));
+	const char *version = jv_str(jv_get(v, "jsonrpc"));
+	struct sbuf id = {0};
+	if (method && strcmp(method, "ping") == 0 && version && strcmp(version, "2.0") == 0 &&
+	    id_json(jv_get(v, "id"), &id)) {
+		struct sbuf empty = {0};
+		sbuf_adds(&empty, "{}");
+		reply(id.buf, &empty);
+		sbuf_free(&empty);
+		memset(line, ' ', len);
+	}
+	sbuf_free(&id);
+	jv_free(v);
+	return false;
+}
+
+/* exec_watch's check, while a call runs: reads what came, and looks at
+ * the new whole lines. The end of input cancels nothing: what came
+ * before it is still served. */
 static bool watch_input(void *ctx)
 {
 	struct server *s = ctx;
@@ -695,40 +749,49 @@ static bool watch_input(void *ctx)
 	}
 	if (s->scan_off < s->in_off)
 		s->scan_off = s->in_off;
-	for (;;) {
-		const char *start = s->in.buf + s->scan_off;
-		const char *nl = memchr(start, '\n', s->in.len - s->scan_off);
-		if (!nl)
-			return false;
-		s->scan_off += (size_t)(nl - start) + 1;
-		if (cancels(s, start, (size_t)(nl - start)))
-			return s->cancelled = true;
-	}
+	return s->cancelled = each_line(s, &s->scan_off, early_line);
 }
 
 /* ---- the workspace ---- */
 
-/* After a call: remember the workspace it used, announce a new one. */
-static void note_workspace(struct server *s, const struct app *call, const struct err *e,
-			   int rc)
+/* The workspace of the calls: attached (-w) or made on the first call,
+ * with the server's own settings (not a call's timeout: the setup
+ * command runs under the server's). Kept as s->pin, so that a call costs
+ * no inspect. */
+static int pin_workspace(struct server *s, struct err *e)
 {
-	if (call->ws_name[0] && !s->ref) {
-		s->ref = xstrdup(call->ws_name);
-		s->base->ref = s->ref;
-		log_msg("workspace %s%s", s->ref, call->ws_created ? " (created)" : "");
+	if (s->pinned)
+		return 0;
+	struct app *a = s->base;
+	if (a->ref) {
+		if (ws_attach(a, a->ref, true, &s->pin, e) < 0)
+			return -1;
+	} else {
+		if (ws_create(a, &s->pin, e) < 0) {
+			if (e->kind == ERR_FAILED)
+				e->kind = ERR_WORKSPACE;
+			return -1;
+		}
+		a->ref = s->ref = xstrdup(s->pin.name);
+		log_msg("workspace %s (created)", s->ref);
 	}
+	if (!s->ref) {
+		s->ref = xstrdup(s->pin.name);
+		log_msg("workspace %s", s->ref);
+	}
+	s->pinned = true;
+	a->ws_pin = &s->pin;
+	return 0;
+}
+
+/* After a call that found the workspace gone or replaced: look it up by
+ * name again next time. */
+static void unpin_if_lost(struct server *s, const struct err *e, int rc)
+{
 	if (rc < 0 && e->kind == ERR_WORKSPACE && s->pinned) {
-		/* Gone or replaced: find it by name again next time. */
 		ws_free(&s->pin);
 		s->pinned = false;
 		s->base->ws_pin = NULL;
-	}
-	if (s->ref && !s->pinned) {
-		struct err ignored = {0};
-		if (ws_attach(s->base, s->ref, true, &s->pin, &ignored) == 0) {
-			s->pinned = true;
-			s->base->ws_pin = &s->pin;
-		}
 	}
 }
 
@@ -756,6 +819,9 @@ static void finish(struct server *s)
 
 static void call_tool(struct server *s, const char *id, const struct jv *params)
 {
+	/* Cancelled before its turn came: no work, no answer. */
+	if (cancelled_ahead(s, id))
+		return;
 	const char *name = jv_str(jv_get(params, "name"));
 	const struct tool *t = NULL;
 	for (size_t i = 0; name && i < ARRAY_LEN(tools); i++)
@@ -770,6 +836,14 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	struct err e = {0};
 	if (check_args(t, args ? args : &empty, &e) < 0) {
 		reply_error(id, RPC_PARAMS, "%s", e.msg);
+		return;
+	}
+
+	if (pin_workspace(s, &e) < 0) {
+		struct sbuf res = {0};
+		error_result(&res, &e, s->ref);
+		reply(id, &res);
+		sbuf_free(&res);
 		return;
 	}
 
@@ -788,20 +862,18 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 
 	s->cancelled = false;
 	s->scan_off = s->in_off;
-	sbuf_reset(&s->call_id);
-	sbuf_adds(&s->call_id, id);
 	if (!s->eof)
 		exec_watch(0, watch_input, s);
 	int rc = t->fn(&call, &e);
 	exec_watch(-1, NULL, NULL);
 	fclose(call.out);
 
-	note_workspace(s, &call, &e, rc);
+	unpin_if_lost(s, &e, rc);
 	/* A cancelled request gets no answer (MCP: cancellation). */
 	if (!s->cancelled) {
 		struct sbuf res = {0};
 		if (rc < 0)
-			error_result(&res, &e, call.ws_name[0] ? call.ws_name : s->ref);
+			error_result(&res, &e, s->ref);
 		else
 			ok_result(&res, t, &call, rc, out, outlen);
 		reply(id, &res);
@@ -933,7 +1005,9 @@ int cmd_mcp(struct app *a, struct err *e)
 		a->cfg.timeout = MCP_DEFAULT_TIMEOUT;
 	if (!a->output_limit)
 		a->output_limit = MCP_DEFAULT_OUTPUT_LIMIT;
-	a->cfg.max_output = a->output_limit;
+	/* Each exec stream keeps under half the text's room, so that both
+	 * fit with their markers and the cut of a stream is what shows. */
+	a->cfg.max_output = (a->output_limit - 100) / 2;
 	struct server s = {.base = a};
 	a->chan = &s.chan;
 	if (isatty(0))

@@ -7,7 +7,6 @@
 //   IMAGE            image of the workspace (default sandbox-test/busybox:1)
 //   CONTAINERS_CONF  for podman (default: tests/containers.conf)
 //   ASAN_OPTIONS, UBSAN_OPTIONS  passed on to the server
-//   SANDBOX_TEST_KNOWN_BUGS  1: also run the cases of known server bugs
 //                    (skipped otherwise, with the reason)
 //   SANDBOX_TEST_OWN_IMAGE  1: IMAGE is this run's own tag (tests/lib.sh
 //                    makes one), so every new workspace of IMAGE is ours and
@@ -42,7 +41,6 @@ for (const k of ["PATH", "HOME", "CONTAINERS_CONF", "DOCKER_HOST", "CONTAINER_HO
 	if (process.env[k] !== undefined) serverEnv[k] = process.env[k];
 }
 const OWN_IMAGE = process.env.SANDBOX_TEST_OWN_IMAGE === "1";
-const KNOWN_BUGS = process.env.SANDBOX_TEST_KNOWN_BUGS === "1";
 const serverArgs = ["--engine", ENGINE, "mcp", "--image", IMAGE, "--rm"];
 
 // ---- TAP --------------------------------------------------------------
@@ -67,13 +65,6 @@ function withTimeout(promise, ms, what) {
 function skip(title, why) {
 	count++;
 	console.log(`ok ${count} - ${title} # SKIP ${why}`);
-}
-
-// knownBug TITLE WHY FN: a case the server fails today: skipped with WHY
-// unless SANDBOX_TEST_KNOWN_BUGS=1.
-async function knownBug(title, why, fn, ms) {
-	if (KNOWN_BUGS) await test(title, fn, ms);
-	else skip(title, `known server bug: ${why} (SANDBOX_TEST_KNOWN_BUGS=1 runs it)`);
 }
 
 // test TITLE FN: one TAP line; FN throws (an assertion) to fail.
@@ -439,8 +430,7 @@ await test("after a cancel the server still answers, and sent nothing for the ca
 	assert.equal(serverExited, null, `the server exited: ${show(serverExited)}`);
 });
 
-await knownBug("a ping is answered while a call runs",
-	"requests are served one after the other, so a ping waits for the running call", async () => {
+await test("a ping is answered while a call runs", async () => {
 	const a = exec("sleep 3");
 	await sleep(300);
 	const t0 = Date.now();
@@ -450,8 +440,7 @@ await knownBug("a ping is answered while a call runs",
 	assert.ok(took < 1000, `the ping took ${took} ms`);
 }, 20000);
 
-await knownBug("a cancelled request that waits its turn is not run, and gets no response",
-	"notifications/cancelled is only matched against the running call", async () => {
+await test("a cancelled request that waits its turn is not run, and gets no response", async () => {
 	const errorsBefore = unknownIdErrors().length;
 	await exec("rm -f /tmp/queued.txt");
 	const a = exec("sleep 2");

@@ -1,0 +1,331 @@
+#!/bin/bash
+# sandbox mcp, driven with hand-written JSON-RPC lines (tests/mcp-client):
+# version negotiation, the JSON-RPC errors (and serving on after them),
+# the workspace's life (lazy, -w, kept at the end of input, --rm, a
+# signal), the channel (a timeout kills in the container and the channel
+# goes on; a dead channel is opened again; an image without setsid), and
+# values that would break shell text. tests/cli/t41-mcp-sdk.sh drives the
+# same server with the official TypeScript client.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+
+CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
+
+# mcp OUT ARGS...: runs "sandbox mcp ARGS" with the steps on stdin (see
+# tests/mcp-client); its answers in OUT, its stderr in OUT.err.
+mcp() {
+	local out=$1
+	shift
+	"$CLIENT" "$SANDBOX" --engine "$ENGINE" mcp "$@" >"$out" 2>"$out.err"
+}
+
+# answer OUT N EXPR: line N of OUT is one JSON value for which the Python
+# expression EXPR (over d) holds.
+answer() {
+	sed -n "$2p" "$1" >"$1.$2" &&
+	json_check "$1.$2" "$3"
+}
+
+# text_of OUT N: the text content of the tools/call answer on line N.
+text_of() {
+	sed -n "$2p" "$1" | python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["result"]["content"][0]["text"])'
+}
+
+# Shell text that kills the channel's server (its $0 is sandbox-chan).
+KILL_CHAN='s=$(printf "\001"); for p in /proc/[0-9]*; do
+	case $(tr "\000" "\001" <$p/cmdline 2>/dev/null) in *"${s}sandbox-chan$s"*) kill -9 ${p#/proc/} ;; esac
+done; true'
+
+# kill_chan_later REF SECONDS: KILL_CHAN in REF after SECONDS, in the
+# background (its pid in $killer): behind the MCP server's back.
+kill_chan_later() {
+	{ sleep "$2"; eng exec "$1" sh -c "$KILL_CHAN"; } &
+	killer=$!
+}
+
+# ws_of OUT.err: the ref the server announced.
+ws_of() { sed -n 's/^sandbox mcp: workspace \([^ ]*\).*/\1/p' "$1" | head -n 1; }
+
+test_expect_success 'initialize: each known version is answered as asked, an unknown one with the newest' '
+	for v in 2025-11-25 2025-06-18 2025-03-26 2024-11-05 1999-01-01; do
+		echo "init $v" | mcp out --image "$IMAGE" --rm || return 1
+		want=$v; [ $v = 1999-01-01 ] && want=2025-11-25
+		answer out 1 "d[\"id\"] == 0 and d[\"result\"][\"protocolVersion\"] == \"$want\" and d[\"result\"][\"serverInfo\"][\"name\"] == \"sandbox\" and \"tools\" in d[\"result\"][\"capabilities\"]" || return 1
+		grep_file "^exit 0$" out || return 1
+	done
+'
+
+test_expect_success 'no tool call: no workspace is made, and the end of input ends the server (exit 0)' '
+	before=$(our_workspaces | wc -l) &&
+	printf "init\n> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n<\n" | mcp out --image "$IMAGE" &&
+	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}" &&
+	grep_file "^exit 0$" out &&
+	test "$(our_workspaces | wc -l)" = "$before" &&
+	must_be_empty out.err
+'
+
+test_expect_success 'tools/list: the six tools, each with a description and a strict schema' '
+	printf "init\n> {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tools/list\"}\n<\n" | mcp out --image "$IMAGE" &&
+	answer out 2 "[t[\"name\"] for t in d[\"result\"][\"tools\"]] == [\"exec\", \"read\", \"write\", \"edit\", \"glob\", \"grep\"]" &&
+	answer out 2 "all(len(t[\"description\"]) > 80 and t[\"inputSchema\"][\"type\"] == \"object\" and t[\"inputSchema\"][\"additionalProperties\"] is False for t in d[\"result\"][\"tools\"])" &&
+	answer out 2 "{t[\"name\"]: t[\"inputSchema\"][\"required\"] for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\"], \"read\": [\"path\"], \"write\": [\"path\", \"content\"], \"edit\": [\"path\", \"old_text\", \"new_text\"], \"glob\": [\"pattern\"], \"grep\": [\"pattern\"]}" &&
+	answer out 2 "{t[\"name\"]: sorted(t[\"inputSchema\"][\"properties\"]) for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\", \"cwd\", \"env\", \"timeout\"], \"read\": [\"limit\", \"offset\", \"path\"], \"write\": [\"content\", \"path\"], \"edit\": [\"expect_sha256\", \"new_text\", \"old_text\", \"path\", \"replace_all\"], \"glob\": [\"limit\", \"path\", \"pattern\"], \"grep\": [\"case_insensitive\", \"context\", \"glob\", \"limit\", \"output_mode\", \"path\", \"pattern\"]}" &&
+	answer out 2 "[t for t in d[\"result\"][\"tools\"] if t[\"name\"] == \"grep\"][0][\"inputSchema\"][\"properties\"][\"output_mode\"][\"enum\"] == [\"files\", \"content\", \"count\"]"
+'
+
+test_expect_success 'JSON-RPC errors get their codes, and the server keeps serving' '
+	cat >steps <<-\STEPS &&
+	init
+	> {bad json
+	<
+	> [{"jsonrpc":"2.0","id":1,"method":"ping"}]
+	<
+	> {"id":2,"method":"ping"}
+	<
+	> {"jsonrpc":"2.0","id":{"x":1},"method":"ping"}
+	<
+	> {"jsonrpc":"2.0","id":3,"method":"resources/list"}
+	<
+	> {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}
+	<
+	call 5 read {"path":1}
+	<
+	call 6 read {}
+	<
+	call 7 read {"path":"x","colour":"red"}
+	<
+	call 8 read {"path":""}
+	<
+	call 9 read {"path":"x","offset":0}
+	<
+	call 10 grep {"pattern":"x","output_mode":"lines"}
+	<
+	call 11 write {"path":"x","content":"a\u0000b"}
+	<
+	call 12 exec {"command":"true","timeout":-1}
+	<
+	call 13 exec {"command":"true","env":{"1BAD":"x"}}
+	<
+	> {"jsonrpc":"2.0","id":14,"method":"tools/call","params":[]}
+	<
+	> {"jsonrpc":"2.0","method":"notifications/whatever"}
+	> {"jsonrpc":"2.0","id":99,"result":{}}
+	> {"jsonrpc":"2.0","id":15,"method":"ping"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"id\"] is None and d[\"error\"][\"code\"] == -32700" &&
+	answer out 3 "d[\"id\"] is None and d[\"error\"][\"code\"] == -32600" &&
+	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"code\"] == -32600" &&
+	answer out 5 "d[\"id\"] is None and d[\"error\"][\"code\"] == -32600" &&
+	answer out 6 "d[\"id\"] == 3 and d[\"error\"][\"code\"] == -32601" &&
+	for n in 7 8 9 10 11 12 13 14 15 16 17; do
+		answer out $n "d[\"id\"] == $((n - 3)) and d[\"error\"][\"code\"] == -32602" || return 1
+	done &&
+	answer out 8 "\"must be a string\" in d[\"error\"][\"message\"]" &&
+	answer out 9 "\"needs the argument path\" in d[\"error\"][\"message\"]" &&
+	answer out 10 "\"colour\" in d[\"error\"][\"message\"]" &&
+	answer out 18 "d == {\"jsonrpc\": \"2.0\", \"id\": 15, \"result\": {}}" &&
+	test "$(wc -l <out)" = 19 &&
+	grep_file "^exit 0$" out &&
+	must_be_empty out.err
+'
+
+test_expect_success 'a workspace is made on the first call; its ref on stderr and in every result; kept at the end' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 write {"path":"f.txt","content":"one\ntwo\n"}
+	<
+	call 2 read {"path":"f.txt"}
+	<
+	call 3 read {"path":"missing.txt"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" <steps &&
+	REF=$(ws_of out.err) && test -n "$REF" &&
+	grep_file "^sandbox mcp: workspace $REF (created)$" out.err &&
+	grep_file "^sandbox mcp: workspace $REF kept; remove it with .sandbox destroy $REF.$" out.err &&
+	for n in 2 3 4; do
+		answer out $n "d[\"result\"][\"structuredContent\"][\"workspace\"] == \"$REF\"" || return 1
+	done &&
+	answer out 2 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"created\"] is True" &&
+	answer out 4 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"error\"][\"kind\"] == \"failed\"" &&
+	text_of out 4 >got && printf "error: missing.txt: no such file or directory" >expect && cmp_file expect got &&
+	text_of out 3 >got && printf "     1\tone\n     2\ttwo\n" >expect && cmp_file expect got &&
+	sb -w "$REF" read f.txt >got && cmp_file expect got
+'
+
+test_expect_success '-w attaches: the same files; --rm then removes that workspace' '
+	printf "init\ncall 1 read {\"path\":\"f.txt\"}\n<\n" | mcp out -w "$REF" --rm &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"workspace\"] == \"$REF\" and d[\"result\"][\"structuredContent\"][\"lines\"] == 2" &&
+	grep_file "^sandbox mcp: removed workspace $REF$" out.err &&
+	ctr_gone "$REF"
+'
+
+test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the command'"'"'s own; cwd and env' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo out; echo err >&2; exit 3"}
+	<
+	call 2 exec {"command":"exit 125"}
+	<
+	call 3 exec {"command":"exit 126"}
+	<
+	call 4 exec {"command":"no-such-command-here"}
+	<
+	call 5 exec {"command":"mkdir -p d/e && cd d/e && pwd"}
+	<
+	call 6 exec {"command":"pwd; echo \"$A|$B\"","cwd":"d/e","env":{"A":"x y","B":"$(id)"}}
+	<
+	call 7 exec {"command":"echo \"$A\""}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 3 and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"out\\n\" and d[\"result\"][\"structuredContent\"][\"stderr\"] == \"err\\n\"" &&
+	text_of out 2 >got && printf "out\n[stderr]\nerr\n[exit code 3]" >expect && cmp_file expect got &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 125" &&
+	answer out 4 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 126" &&
+	answer out 5 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 127" &&
+	answer out 6 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"/workspace/d/e\\n\"" &&
+	answer out 7 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"/workspace/d/e\\nx y|\$(id)\\n\"" &&
+	answer out 8 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"\\n\""
+'
+
+test_expect_success 'a timeout kills the command and what it started, in the container; the channel goes on' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"sleep 300 & echo $! >/tmp/bg; sleep 300","timeout":1}
+	<
+	call 2 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg) && echo alive || echo gone"}
+	<
+	STEPS
+	start=$(now_s) &&
+	mcp out --image "$IMAGE" --rm <steps &&
+	elapsed_below "$start" 30 &&
+	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"timed_out\"] is True" &&
+	text_of out 2 >got && grep_file "^\[timed out after 1s; the command was killed\]$" got &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
+'
+
+test_expect_success 'notifications/cancelled kills the running call in the container; no answer for it' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"sleep 300 & echo $! >/tmp/bg2; sleep 300"}
+	sleep 2
+	> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}
+	call 2 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg2) && echo alive || echo gone"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"id\"] == 2 and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\"" &&
+	test "$(wc -l <out)" = 3
+'
+
+test_expect_success 'output to the model is capped: head and tail kept, the cut said' '
+	printf "init\ncall 1 exec {\"command\":\"i=0; while [ \$i -lt 3000 ]; do echo line-\$i; i=\$((i+1)); done\"}\n<\n" |
+		mcp out --image "$IMAGE" --rm --output-limit 1000 &&
+	text_of out 2 >got &&
+	grep_file "^line-0$" got && grep_file "^line-2999$" got &&
+	grep_file "bytes cut" got &&
+	test "$(wc -c <got)" -lt 1300 &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_truncated\"] is True and d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 28890"
+'
+
+test_expect_success 'hostile values stay data through the channel: names, patterns, texts' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 write {"path":"d/$(touch INJ) `touch INJ` ;touch INJ\n* -x \\ \"q\" '"'"'s'"'"'.txt","content":"a\\b $(x)\n\u00e9\u0001\n"}
+	<
+	call 2 glob {"pattern":"d/*"}
+	<
+	call 3 grep {"pattern":"\\$\\(x\\)","output_mode":"content"}
+	<
+	call 4 edit {"path":"d/$(touch INJ) `touch INJ` ;touch INJ\n* -x \\ \"q\" '"'"'s'"'"'.txt","old_text":"a\\b","new_text":"$(touch INJ)\n"}
+	<
+	call 5 exec {"command":"ls -A; ls -A d | wc -l"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"bytes\"] == len(\"a\\\\b \$(x)\\n\\u00e9\\u0001\\n\".encode())" &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"matches\"] == [\"d/\$(touch INJ) \`touch INJ\` ;touch INJ\\n* -x \\\\ \\\"q\\\" '"'"'s'"'"'.txt\"]" &&
+	answer out 4 "[m[\"line\"] for m in d[\"result\"][\"structuredContent\"][\"matches\"]] == [1]" &&
+	answer out 5 "d[\"result\"][\"structuredContent\"][\"replacements\"] == 1" &&
+	answer out 6 "d[\"result\"][\"structuredContent\"][\"stdout\"].split() == [\"d\", \"1\"]"
+'
+
+test_expect_success 'a dead channel is opened again: the next call works' '
+	new_ws KREF &&
+	cat >s12 <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo first"}
+	<
+	sleep 6
+	call 2 exec {"command":"echo second"}
+	<
+	STEPS
+	kill_chan_later "$KREF" 3 &&
+	mcp o12 -v -w "$KREF" --rm <s12 &&
+	wait "$killer" &&
+	test "$(grep -c "exec --interactive" o12.err)" = 2 &&
+	answer o12 2 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"first\\n\"" &&
+	answer o12 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"second\\n\""
+'
+
+test_expect_success 'the channel'"'"'s server killed during a call: the call still ends as itself, not retried; the next works' '
+	new_ws KREF2 &&
+	printf "%s\n" "$KILL_CHAN" >killchan && sb -w "$KREF2" write /tmp/killchan <killchan >/dev/null &&
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"sh /tmp/killchan; sleep 1; echo after >>/tmp/count; exit 7"}
+	<
+	call 2 exec {"command":"cat /tmp/count"}
+	<
+	STEPS
+	mcp out -w "$KREF2" --rm <steps &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 7" &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"after\\n\""
+'
+
+# BusyBox's sh runs its own setsid applet even with no link to it: there,
+# this shows the channel; on Debian, the fallback.
+test_expect_success 'an image without setsid: every call goes as an engine exec of its own, same answers' '
+	new_ws NREF &&
+	sb -w "$NREF" exec -c "for d in /bin /usr/bin /sbin /usr/sbin; do rm -f \$d/setsid; done; command -v setsid || true" >where &&
+	cat >steps <<-\STEPS &&
+	init
+	call 1 write {"path":"f.txt","content":"x\n"}
+	<
+	call 2 exec {"command":"cat f.txt; sleep 300 & echo $! >/tmp/bg3; sleep 300","timeout":1}
+	<
+	call 3 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg3) && echo alive || echo gone"}
+	<
+	STEPS
+	mcp out -v -w "$NREF" --rm <steps &&
+	opens=$(grep -c "exec --interactive -- [^ ]* sh -c .T=" out.err) &&
+	if test -s where; then test "$opens" = 1; else test "$opens" = 1 && grep_file "^+ .* exec -- " out.err; fi &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"created\"] is True" &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"timed_out\"] is True and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"x\\n\"" &&
+	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
+'
+
+test_expect_success 'SIGTERM: the running call is killed in the container, --rm removes the workspace, exit 143' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo started"}
+	<
+	call 2 exec {"command":"sleep 300"}
+	sleep 2
+	signal TERM
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	REF=$(ws_of out.err) && test -n "$REF" &&
+	grep_file "^exit 143$" out &&
+	grep_file "^sandbox mcp: removed workspace $REF$" out.err &&
+	ctr_gone "$REF"
+'
+
+test_expect_success 'in the end: no workspace of these tests is left' '
+	no_workspace_left
+'
+
+test_done
