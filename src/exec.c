@@ -411,6 +411,10 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 		if (!call_ended(st))
 			st->chan_dead = true;
 	}
+	/* The channel died under a call that had begun: nobody waits for it
+	 * any more, so it must not run on. */
+	if (st->chan_dead && cancelled == EXEC_DONE && st->s[1].begun && !both_done)
+		cancel_in_container(rq, tag);
 	st->res->duration_ms = now_ms() - start;
 	flush_all(st);
 	sbuf_free(&st->req);

@@ -242,7 +242,7 @@ test_expect_success 'hostile values stay data through the channel: names, patter
 	<
 	call 4 edit {"path":"d/$(touch INJ) `touch INJ` ;touch INJ\n* -x \\ \"q\" '"'"'s'"'"'.txt","old_text":"a\\b","new_text":"$(touch INJ)\n"}
 	<
-	call 5 exec {"command":"ls -A; ls -A d | wc -l"}
+	call 5 exec {"command":"ls -A; find d -mindepth 1 | tr -cd / | wc -c"}
 	<
 	STEPS
 	mcp out --image "$IMAGE" --rm <steps &&
@@ -271,19 +271,23 @@ test_expect_success 'a dead channel is opened again: the next call works' '
 	answer o12 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"second\\n\""
 '
 
-test_expect_success 'the channel'"'"'s server killed during a call: the call still ends as itself, not retried; the next works' '
+# Docker keeps the streams open while the call holds them, and the call
+# ends as itself; Podman ends the session with its main process, and the
+# call is killed in the container. Either way it does not run twice.
+test_expect_success 'the channel'"'"'s server killed during a call: the call ends as itself or is killed; never run twice; the next works' '
 	new_ws KREF2 &&
 	printf "%s\n" "$KILL_CHAN" >killchan && sb -w "$KREF2" write /tmp/killchan <killchan >/dev/null &&
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"sh /tmp/killchan; sleep 1; echo after >>/tmp/count; exit 7"}
 	<
-	call 2 exec {"command":"cat /tmp/count"}
+	call 2 exec {"command":"sleep 2; cat /tmp/count 2>/dev/null; true"}
 	<
 	STEPS
 	mcp out -w "$KREF2" --rm <steps &&
-	answer out 2 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 7" &&
-	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"after\\n\""
+	answer out 2 "d[\"result\"][\"structuredContent\"].get(\"exit_code\") == 7 or d[\"result\"][\"structuredContent\"][\"error\"][\"kind\"] == \"workspace\"" &&
+	if sed -n 2p out | grep -q "\"exit_code\":7"; then want="after\n"; else want=""; fi &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\""
 '
 
 # BusyBox's sh runs its own setsid applet even with no link to it: there,
