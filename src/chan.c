@@ -136,6 +136,14 @@ void chan_close(struct chan *c)
 	c->nosetsid = false;
 }
 
+bool chan_serves(const char *script)
+{
+	for (size_t i = 0; i < ARRAY_LEN(served); i++)
+		if (strcmp(script, served[i]) == 0)
+			return true;
+	return false;
+}
+
 static void push_value(struct sbuf *out, const char *v)
 {
 	for (size_t i = 0; i < ARRAY_LEN(served); i++) {

@@ -30,6 +30,9 @@ bool chan_is_open(const struct chan *c);
  * ends) and forgets it, and what chan_open learnt. */
 void chan_close(struct chan *c);
 
+/* Whether script is one of the scripts the server holds (scripts.h). */
+bool chan_serves(const char *script);
+
 /* Appends the request for one call, argv[0..n), to out. A value equal
  * to one of the server's scripts goes by its number. */
 void chan_request(struct sbuf *out, const char *tag, bool with_stdin, char *const *argv,

@@ -207,10 +207,21 @@ static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *c
 		strvec_push(&cmd, "1");
 		for (size_t i = 0; i < rq->ncmd; i++)
 			push_encoded(&cmd, rq->cmd[i]);
-	} else {
+	} else if (!rq->chan) {
 		strvec_push(&cmd, cwd);
 		strvec_push(&cmd, "0");
-		if (rq->chan && rq->nenv) {
+		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
+	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "sh") == 0 &&
+		   strcmp(rq->cmd[1], "-c") == 0 && chan_serves(rq->cmd[2])) {
+		/* One of our scripts: evaluated by the wrapper, no new sh. */
+		strvec_push(&cmd, cwd);
+		strvec_push(&cmd, "3");
+		strvec_push(&cmd, rq->cmd[2]);
+		strvec_push_all(&cmd, rq->cmd + 4, rq->ncmd - 4);
+	} else {
+		strvec_push(&cmd, cwd);
+		strvec_push(&cmd, "2");
+		if (rq->nenv) {
 			strvec_push(&cmd, "env");
 			strvec_push_all(&cmd, rq->env, rq->nenv);
 		}

@@ -5,10 +5,15 @@ const char SCRIPT_KEEPALIVE[] =
 	"trap 'exit 0' TERM INT HUP\n"
 	"while :; do sleep 3600 & wait $!; done\n";
 
-/* With ENC 1, CWD and every argument come encoded (a byte as \\0ooo, see
+/* With MODE 1, CWD and every argument come encoded (a byte as \\0ooo, see
  * exec.c) and are decoded here: the engines carry arguments as JSON, which
  * cannot hold bytes that are not UTF-8. The "x" keeps a trailing newline
- * from being eaten by the command substitution.
+ * from being eaten by the command substitution. MODE 2 and 3 are for a
+ * channel's calls, which are made a session of their own by the channel
+ * (setsid) and cost what they fork: no pid file (SCRIPT_KILL finds the
+ * wrapper in /proc), and with 3 the command is one of our constant
+ * scripts with its arguments, run by eval in the subshell rather than by
+ * a new sh.
  * The command runs in a subshell, so that a special builtin (`exit 3`,
  * `cd`) acts there and the wrapper always reaches its done marker.
  * `docker exec` makes the wrapper a process-group leader; its children
@@ -23,8 +28,8 @@ const char SCRIPT_EXEC[] =
 	"    a=$(printf '%bx' \"$1\"); shift; set -- \"$@\" \"${a%x}\"; n=$((n - 1))\n"
 	"  done\n"
 	"fi\n"
-	"p=/tmp/.sandbox-exec-$t\n"
-	"{ echo $$ >\"$p.pid\"; } 2>/dev/null\n"
+	"p=/tmp/.sandbox-exec-$t k=\n"
+	"if [ \"$x\" -lt 2 ]; then k=1; { echo $$ >\"$p.pid\"; } 2>/dev/null; fi\n"
 	"if [ -e \"$p.stop\" ]; then rm -f \"$p.pid\" \"$p.stop\"; exit 124; fi\n"
 	"e=\n"
 	"if [ -n \"$w\" ] && ! cd \"$w\" 2>/dev/null &&\n"
@@ -32,12 +37,12 @@ const char SCRIPT_EXEC[] =
 	"elif [ -n \"$d\" ] && ! cd \"$d\" 2>/dev/null; then e=1\n"
 	"fi\n"
 	"if [ -n \"$e\" ]; then\n"
-	"  rm -f \"$p.pid\"; printf '\\036%s:nocwd\\036' \"$t\" >&2; exit 1\n"
+	"  [ -z \"$k\" ] || rm -f \"$p.pid\"; printf '\\036%s:nocwd\\036' \"$t\" >&2; exit 1\n"
 	"fi\n"
 	"printf '\\036%s:ready\\036' \"$t\" >&2\n"
-	"(\"$@\")\n"
+	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x p k e; eval \"$c\"); else (\"$@\"); fi\n"
 	"s=$?\n"
-	"rm -f \"$p.pid\"\n"
+	"[ -z \"$k\" ] || rm -f \"$p.pid\"\n"
 	"printf '\\036%s:done:%d\\036' \"$t\" \"$s\"\n"
 	"printf '\\036%s:done:%d\\036' \"$t\" \"$s\" >&2\n"
 	"exit \"$s\"\n";

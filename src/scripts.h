@@ -8,9 +8,10 @@
  * SIGTERM, so `stop` takes no time. */
 extern const char SCRIPT_KEEPALIVE[];
 
-/* Runs one command: sh -c SCRIPT_EXEC sh TAG WORKDIR CWD ENC CMD [ARG...].
- * With ENC "1", CWD and the command line are encoded (exec.c) and decoded
- * first. Enters WORKDIR (creating it if missing), then CWD (relative to it).
+/* Runs one command: sh -c SCRIPT_EXEC sh TAG WORKDIR CWD MODE CMD [ARG...].
+ * MODE "0": as it is; "1": CWD and the command line are encoded (exec.c)
+ * and decoded first; "2": on a channel, no pid file; "3": as 2, and CMD
+ * is the text of one of our scripts, ARGs its arguments. Enters WORKDIR (creating it if missing), then CWD (relative to it).
  * Its $0 must be "sh": SCRIPT_KILL finds it by "sh TAG" when /tmp is
  * read-only. Records its process group in /tmp for SCRIPT_KILL, writes a ready marker
  * on stderr, runs the command, then a done marker carrying the status on
