@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "json.h"
 #include "jsonr.h"
+#include "mcp_tools.h"
 #include "spawn.h"
 #include "version.h"
 #include "workspace.h"
@@ -33,26 +34,6 @@ enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601, RPC_PAR
 
 /* Newest first: the answer when the client asks for one we do not know. */
 static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
-
-enum ptype { P_STR, P_INT, P_NUM, P_BOOL, P_ENV };
-
-struct param {
-	const char *name;
-	enum ptype type;
-	bool required;
-	long long min;             /* P_INT; P_STR: 1 for not empty */
-	const char *const *choices; /* P_STR: NULL-ended, or NULL for any */
-	const char *desc;
-};
-
-struct tool {
-	const char *name;
-	int (*fn)(struct app *, struct err *);
-	const char *desc;
-	const struct param *params;
-	size_t nparams;
-	void (*text)(struct sbuf *out, const struct jv *res, const struct app *call);
-};
 
 /* The server's state: its input, the call in progress, the workspace. */
 struct server {
@@ -113,492 +94,6 @@ static void log_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-}
-
-/* ---- the tools ---- */
-
-static const char *const output_modes[] = {"files", "content", "count", NULL};
-
-static const struct param exec_params[] = {
-	{"command", P_STR, true, 1, NULL, "Shell text, run with sh -c in the workspace."},
-	{"timeout", P_NUM, false, 0, NULL,
-	 "Seconds before the command and everything it started are killed (default 120)."},
-	{"cwd", P_STR, false, 0, NULL, "Directory to run in; relative to the workspace directory."},
-	{"env", P_ENV, false, 0, NULL, "Environment variables for this command."},
-};
-static const struct param read_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to read; relative to the workspace directory."},
-	{"offset", P_INT, false, 1, NULL, "First line to show, 1-based (default 1)."},
-	{"limit", P_INT, false, 1, NULL, "Most lines to show (default 2000)."},
-};
-static const struct param write_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to write; missing directories are created."},
-	{"content", P_STR, true, 0, NULL, "The whole new content of the file."},
-};
-static const struct param edit_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to edit."},
-	{"old_text", P_STR, true, 0, NULL,
-	 "Exact text to replace, whitespace included; it must occur exactly once unless replace_all."},
-	{"new_text", P_STR, true, 0, NULL, "Text to put in its place."},
-	{"replace_all", P_BOOL, false, 0, NULL, "Replace every occurrence (default false)."},
-	{"expect_sha256", P_STR, false, 0, NULL,
-	 "Refuse the edit unless the file still has this SHA-256 (from read)."},
-};
-static const struct param glob_params[] = {
-	{"pattern", P_STR, true, 1, NULL,
-	 "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c)."},
-	{"path", P_STR, false, 1, NULL, "Directory to search (default: the workspace directory)."},
-	{"limit", P_INT, false, 1, NULL, "Most paths to return (default 1000)."},
-};
-static const struct param grep_params[] = {
-	{"pattern", P_STR, true, 1, NULL, "POSIX extended regular expression (grep -E)."},
-	{"path", P_STR, false, 1, NULL,
-	 "File or directory to search (default: the workspace directory)."},
-	{"glob", P_STR, false, 0, NULL, "Only files whose name matches this glob (*.c)."},
-	{"output_mode", P_STR, false, 0, output_modes,
-	 "files: matching paths (default); content: path:line:text; count: path:N."},
-	{"case_insensitive", P_BOOL, false, 0, NULL, "Ignore case (default false)."},
-	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content."},
-	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
-};
-
-/* The kept text of a stream, with a marker where its middle was cut. */
-static void add_stream(struct sbuf *out, const struct jv *res, const char *name, long kept)
-{
-	char key[32];
-	size_t len;
-	const char *text = jv_strn(jv_get(res, name), &len);
-	bool cut = false;
-	long long total = 0;
-	snprintf(key, sizeof(key), "%s_truncated", name);
-	jv_bool(jv_get(res, key), &cut);
-	snprintf(key, sizeof(key), "%s_bytes", name);
-	jv_int(jv_get(res, key), &total);
-	if (!text)
-		return;
-	if (!cut) {
-		sbuf_add(out, text, len);
-		return;
-	}
-	size_t half = len / 2;
-	while (half < len && ((unsigned char)text[half] & 0xc0) == 0x80)
-		half++;
-	sbuf_add(out, text, half);
-	sbuf_addf(out, "\n[... %lld bytes cut ...]\n", total - kept);
-	sbuf_add(out, text + half, len - half);
-}
-
-static void text_exec(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	long long status = 0;
-	bool timed_out = false;
-	jv_int(jv_get(res, "exit_code"), &status);
-	jv_bool(jv_get(res, "timed_out"), &timed_out);
-	add_stream(out, res, "stdout", call->cfg.max_output);
-	size_t errlen = 0;
-	jv_strn(jv_get(res, "stderr"), &errlen);
-	if (errlen) {
-		if (out->len && out->buf[out->len - 1] != '\n')
-			sbuf_addc(out, '\n');
-		sbuf_adds(out, "[stderr]\n");
-		add_stream(out, res, "stderr", call->cfg.max_output);
-	}
-	if (out->len && out->buf[out->len - 1] != '\n')
-		sbuf_addc(out, '\n');
-	if (timed_out)
-		sbuf_addf(out, "[timed out after %gs; the command was killed]", call->cfg.timeout);
-	else
-		sbuf_addf(out, "[exit code %lld]", status);
-}
-
-static void text_read(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	long long start = 1, lines = 0, total = 0;
-	size_t len = 0;
-	const char *content = jv_strn(jv_get(res, "content"), &len);
-	jv_int(jv_get(res, "start_line"), &start);
-	jv_int(jv_get(res, "lines"), &lines);
-	jv_int(jv_get(res, "total_lines"), &total);
-	if (total == 0)
-		sbuf_adds(out, "(empty file)\n");
-	if (content)
-		sbuf_add(out, content, len);
-	long long next = start + lines;
-	if (total >= next)
-		sbuf_addf(out, "(%lld more lines; continue with offset %lld)\n", total - next + 1, next);
-}
-
-static void text_write(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	long long bytes = 0;
-	bool created = false;
-	jv_int(jv_get(res, "bytes"), &bytes);
-	jv_bool(jv_get(res, "created"), &created);
-	sbuf_addf(out, "wrote %lld bytes to %s%s", bytes, jv_str(jv_get(res, "path")),
-		  created ? " (new file)" : "");
-}
-
-static void text_edit(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	long long n = 0;
-	size_t len = 0;
-	jv_int(jv_get(res, "replacements"), &n);
-	const char *diff = jv_strn(jv_get(res, "diff"), &len);
-	sbuf_addf(out, "replaced %lld occurrence%s in %s\n", n, n == 1 ? "" : "s",
-		  jv_str(jv_get(res, "path")));
-	if (diff)
-		sbuf_add(out, diff, len);
-}
-
-/* glob and grep: the lines, and how to get the rest. */
-static void text_matches(struct sbuf *out, const struct jv *res, const char *none, bool grep)
-{
-	const struct jv *m = jv_get(res, "matches");
-	long long total = 0;
-	jv_int(jv_get(res, grep ? "total_lines" : "total"), &total);
-	for (size_t i = 0; i < jv_count(m); i++) {
-		const struct jv *v = jv_at(m, i);
-		const char *path = jv_str(v) ? jv_str(v) : jv_str(jv_get(v, "path"));
-		long long line = 0, count = 0;
-		bool match = true;
-		if (jv_int(jv_get(v, "count"), &count)) {
-			sbuf_addf(out, "%s:%lld\n", path, count);
-		} else if (jv_int(jv_get(v, "line"), &line)) {
-			jv_bool(jv_get(v, "match"), &match);
-			char sep = match ? ':' : '-';
-			sbuf_addf(out, "%s%c%lld%c%s\n", path, sep, line, sep, jv_str(jv_get(v, "text")));
-		} else {
-			sbuf_addf(out, "%s\n", path);
-		}
-	}
-	if (jv_count(m) == 0)
-		sbuf_addf(out, "%s\n", none);
-	else if ((size_t)total > jv_count(m))
-		sbuf_addf(out, "(%lld more; raise limit or narrow the search)\n",
-			  total - (long long)jv_count(m));
-}
-
-static void text_glob(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	text_matches(out, res, "no file matches", false);
-}
-
-static void text_grep(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	text_matches(out, res, "no match", true);
-}
-
-#define TOOL(n, fn, desc, text) {#n, fn, desc, n##_params, ARRAY_LEN(n##_params), text}
-
-static const struct tool tools[] = {
-	TOOL(exec, cmd_exec,
-	     "Run shell text (sh -c) in the sandbox container's workspace directory and return "
-	     "its stdout, stderr and exit code. The command is killed, with everything it started, "
-	     "after timeout seconds (default 120). Long output keeps its head and tail. There is "
-	     "no network unless the sandbox was started with one. Use the read, write, edit, glob "
-	     "and grep tools for files rather than cat, sed or find.",
-	     text_exec),
-	TOOL(read, cmd_read,
-	     "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
-	     "(1-based) for at most limit lines (default 2000); longer lines are cut at 2000 "
-	     "characters. When lines remain, the result says so: call again with the offset it "
-	     "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
-	     "edit's expect_sha256.",
-	     text_read),
-	TOOL(write, cmd_write,
-	     "Create or replace a file in the workspace with the given content, atomically; "
-	     "missing directories are created, an existing file keeps its mode. Prefer edit for "
-	     "changing part of a file.",
-	     text_write),
-	TOOL(edit, cmd_edit,
-	     "Replace old_text with new_text in a file. old_text must match exactly (whitespace "
-	     "and indentation included) and occur exactly once; when it occurs several times the "
-	     "error gives their lines: add surrounding text to make it unique, or set "
-	     "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
-	     text_edit),
-	TOOL(glob, cmd_glob,
-	     "Find files by name pattern under path (default: the workspace directory): * and ? "
-	     "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
-	     "first, at most limit (default 1000); .git is skipped.",
-	     text_glob),
-	TOOL(grep, cmd_grep,
-	     "Search file contents with a POSIX extended regular expression, recursively from "
-	     "path (default: the workspace directory). output_mode files (default) lists matching "
-	     "files, content gives path:line:text (with context lines around), count gives "
-	     "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
-	     text_grep),
-};
-
-static const char *ptype_name(enum ptype t)
-{
-	static const char *const names[] = {"string", "integer", "number", "boolean", "object"};
-	return names[t];
-}
-
-static void schema(struct json *j, const struct tool *t)
-{
-	json_obj_open(j);
-	json_key(j, "type");
-	json_str(j, "object");
-	json_key(j, "properties");
-	json_obj_open(j);
-	for (size_t i = 0; i < t->nparams; i++) {
-		const struct param *p = &t->params[i];
-		json_key(j, p->name);
-		json_obj_open(j);
-		json_key(j, "type");
-		json_str(j, ptype_name(p->type));
-		json_key(j, "description");
-		json_str(j, p->desc);
-		if (p->type == P_INT) {
-			json_key(j, "minimum");
-			json_int(j, p->min);
-		} else if (p->type == P_NUM) {
-			json_key(j, "exclusiveMinimum");
-			json_int(j, 0);
-		} else if (p->type == P_ENV) {
-			json_key(j, "additionalProperties");
-			json_obj_open(j);
-			json_key(j, "type");
-			json_str(j, "string");
-			json_obj_close(j);
-		}
-		if (p->choices) {
-			json_key(j, "enum");
-			json_arr_open(j);
-			for (const char *const *c = p->choices; *c; c++)
-				json_str(j, *c);
-			json_arr_close(j);
-		}
-		json_obj_close(j);
-	}
-	json_obj_close(j);
-	json_key(j, "required");
-	json_arr_open(j);
-	for (size_t i = 0; i < t->nparams; i++)
-		if (t->params[i].required)
-			json_str(j, t->params[i].name);
-	json_arr_close(j);
-	json_key(j, "additionalProperties");
-	json_bool(j, false);
-	json_obj_close(j);
-}
-
-static const struct param *find_param(const struct tool *t, const char *name)
-{
-	for (size_t i = 0; i < t->nparams; i++)
-		if (strcmp(t->params[i].name, name) == 0)
-			return &t->params[i];
-	return NULL;
-}
-
-static bool in_choices(const char *const *choices, const char *s)
-{
-	for (; *choices; choices++)
-		if (strcmp(*choices, s) == 0)
-			return true;
-	return false;
-}
-
-/* Checks one argument against its parameter; a message in e if not. */
-static int check_arg(const struct param *p, const struct jv *v, struct err *e)
-{
-	long long i;
-	double d;
-	switch (p->type) {
-	case P_STR:
-		if (!jv_is(v, JV_STRING))
-			break;
-		if (!jv_str(v))
-			return err_set(e, ERR_USAGE, "argument %s holds a NUL character", p->name);
-		if (p->min && !*jv_str(v))
-			return err_set(e, ERR_USAGE, "argument %s is empty", p->name);
-		if (p->choices && !in_choices(p->choices, jv_str(v)))
-			return err_set(e, ERR_USAGE, "argument %s: '%s' is not one of files, content, count",
-				       p->name, jv_str(v));
-		return 0;
-	case P_INT:
-		if (!jv_int(v, &i))
-			break;
-		if (i < p->min)
-			return err_set(e, ERR_USAGE, "argument %s must be at least %lld", p->name, p->min);
-		return 0;
-	case P_NUM:
-		if (!jv_double(v, &d))
-			break;
-		if (!(d > 0) || d > 1e9)
-			return err_set(e, ERR_USAGE, "argument %s must be a number of seconds above 0", p->name);
-		return 0;
-	case P_BOOL:
-		if (!jv_is(v, JV_BOOL))
-			break;
-		return 0;
-	case P_ENV:
-		if (!jv_is(v, JV_OBJECT))
-			break;
-		for (size_t k = 0; k < v->obj.count; k++) {
-			const struct jv_member *m = &v->obj.members[k];
-			if (!jv_str(&m->value))
-				return err_set(e, ERR_USAGE, "argument %s: the value of %s must be a string without NUL",
-					       p->name, m->key);
-			if (!cfg_valid_env_name(m->key, m->key_len))
-				return err_set(e, ERR_USAGE, "argument %s: '%s' is not a variable name", p->name, m->key);
-		}
-		return 0;
-	}
-	return err_set(e, ERR_USAGE, "argument %s must be %s %s", p->name,
-		       p->type == P_INT ? "an" : "a", ptype_name(p->type));
-}
-
-static int check_args(const struct tool *t, const struct jv *args, struct err *e)
-{
-	if (!jv_is(args, JV_OBJECT))
-		return err_set(e, ERR_USAGE, "arguments must be an object");
-	for (size_t i = 0; i < args->obj.count; i++) {
-		const struct jv_member *m = &args->obj.members[i];
-		const struct param *p = strlen(m->key) == m->key_len ? find_param(t, m->key) : NULL;
-		if (!p)
-			return err_set(e, ERR_USAGE, "tool %s has no argument '%s'", t->name, m->key);
-		if (check_arg(p, &m->value, e) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < t->nparams; i++)
-		if (t->params[i].required && !jv_get(args, t->params[i].name))
-			return err_set(e, ERR_USAGE, "tool %s needs the argument %s", t->name, t->params[i].name);
-	return 0;
-}
-
-static long arg_long(const struct jv *args, const char *name, long dflt)
-{
-	long long v;
-	return jv_int(jv_get(args, name), &v) ? (long)(v > 1000000000 ? 1000000000 : v) : dflt;
-}
-
-static bool arg_bool(const struct jv *args, const char *name)
-{
-	bool v = false;
-	jv_bool(jv_get(args, name), &v);
-	return v;
-}
-
-/* Sets the call's options from checked arguments, as the CLI's would. */
-static void apply_args(struct app *call, const struct tool *t, const struct jv *args)
-{
-	const char *first = jv_str(jv_get(args, t->params[0].name));
-	if (t->fn != cmd_exec)
-		strvec_push(&call->args, first);
-	call->offset = arg_long(args, "offset", 1);
-	call->limit = arg_long(args, "limit", t->fn == cmd_read ? 2000 : 1000);
-	call->path = t->fn == cmd_glob || t->fn == cmd_grep ? jv_str(jv_get(args, "path")) : NULL;
-	if (t->fn == cmd_exec) {
-		call->shell = first;
-		call->cwd = jv_str(jv_get(args, "cwd"));
-		jv_double(jv_get(args, "timeout"), &call->cfg.timeout);
-		const struct jv *env = jv_get(args, "env");
-		for (size_t i = 0; i < jv_count(env); i++)
-			cfg_set_env(&call->cfg, env->obj.members[i].key,
-				    jv_str(&env->obj.members[i].value), NULL);
-	} else if (t->fn == cmd_write) {
-		call->content = jv_str(jv_get(args, "content"));
-	} else if (t->fn == cmd_edit) {
-		size_t n;
-		const char *s = jv_strn(jv_get(args, "old_text"), &n);
-		sbuf_add(&call->old_text, s, n);
-		s = jv_strn(jv_get(args, "new_text"), &n);
-		sbuf_add(&call->new_text, s, n);
-		call->old_set = call->new_set = true;
-		call->all = arg_bool(args, "replace_all");
-		call->expect_sha = jv_str(jv_get(args, "expect_sha256"));
-	} else if (t->fn == cmd_grep) {
-		call->glob = jv_str(jv_get(args, "glob"));
-		call->output = jv_str(jv_get(args, "output_mode"));
-		call->icase = arg_bool(args, "case_insensitive");
-		call->after = call->before = arg_long(args, "context", 0);
-	}
-}
-
-/* Keeps the first and last limit/2 characters of text, and says how many
- * were cut between them. */
-static void cap_text(struct sbuf *text, long limit)
-{
-	size_t chars = 0;
-	for (size_t i = 0; i < text->len; i++)
-		chars += ((unsigned char)text->buf[i] & 0xc0) != 0x80;
-	if (chars <= (size_t)limit)
-		return;
-	size_t keep = (size_t)limit / 2, head = 0, tail = text->len;
-	for (size_t n = 0; head < text->len; head++)
-		if (((unsigned char)text->buf[head] & 0xc0) != 0x80 && n++ == keep)
-			break;
-	for (size_t n = 0; tail > 0;)
-		if (((unsigned char)text->buf[--tail] & 0xc0) != 0x80 && ++n == keep)
-			break;
-	struct sbuf out = {0};
-	sbuf_add(&out, text->buf, head);
-	sbuf_addf(&out, "\n[... %zu characters cut ...]\n", chars - 2 * keep);
-	sbuf_add(&out, text->buf + tail, text->len - tail);
-	sbuf_free(text);
-	*text = out;
-}
-
-/* The result of a call: text for the model, the CLI's JSON object as
- * structuredContent, and isError. */
-static void tool_result(struct sbuf *res, const struct sbuf *text, const char *structured,
-			size_t slen, bool is_error)
-{
-	sbuf_adds(res, "{\"content\":[{\"type\":\"text\",\"text\":");
-	json_quote(res, text->buf ? text->buf : "", text->len);
-	sbuf_adds(res, "}],\"structuredContent\":");
-	sbuf_add(res, structured, slen);
-	sbuf_addf(res, ",\"isError\":%s}", is_error ? "true" : "false");
-}
-
-static void error_result(struct sbuf *res, const struct err *e, const char *ref)
-{
-	struct json j = {0};
-	json_obj_open(&j);
-	json_key(&j, "error");
-	json_obj_open(&j);
-	json_key(&j, "kind");
-	json_str(&j, err_kind_name(e->kind));
-	json_key(&j, "message");
-	json_str(&j, e->msg);
-	json_obj_close(&j);
-	if (ref) {
-		json_key(&j, "workspace");
-		json_str(&j, ref);
-	}
-	json_obj_close(&j);
-	struct sbuf text = {0};
-	sbuf_addf(&text, "error: %s", e->msg);
-	tool_result(res, &text, j.out.buf, j.out.len, true);
-	sbuf_free(&text);
-	sbuf_free(&j.out);
-}
-
-static void ok_result(struct sbuf *res, const struct tool *t, const struct app *call, int rc,
-		      const char *json, size_t len)
-{
-	while (len && json[len - 1] == '\n')
-		len--;
-	struct jv *v = jv_parse(json, len, NULL, NULL, 0);
-	struct sbuf text = {0};
-	t->text(&text, v, call);
-	cap_text(&text, call->output_limit);
-	long long status = 0;
-	bool timed_out = false;
-	jv_int(jv_get(v, "exit_code"), &status);
-	jv_bool(jv_get(v, "timed_out"), &timed_out);
-	/* No match is an answer, not a failure; a command's failure is. */
-	bool is_error = t->fn == cmd_exec ? status != 0 || timed_out : rc > 1;
-	tool_result(res, &text, json, len, is_error);
-	sbuf_free(&text);
-	jv_free(v);
 }
 
 /* ---- input ---- */
@@ -823,10 +318,7 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	if (cancelled_ahead(s, id))
 		return;
 	const char *name = jv_str(jv_get(params, "name"));
-	const struct tool *t = NULL;
-	for (size_t i = 0; name && i < ARRAY_LEN(tools); i++)
-		if (strcmp(tools[i].name, name) == 0)
-			t = &tools[i];
+	const struct mcp_tool *t = name ? mcp_tool_find(name) : NULL;
 	if (!t) {
 		reply_error(id, RPC_PARAMS, "unknown tool%s%s", name ? " " : "", name ? name : "");
 		return;
@@ -834,28 +326,28 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	const struct jv *args = jv_get(params, "arguments");
 	struct jv empty = {.type = JV_OBJECT};
 	struct err e = {0};
-	if (check_args(t, args ? args : &empty, &e) < 0) {
+	if (mcp_tool_check(t, args ? args : &empty, &e) < 0) {
 		reply_error(id, RPC_PARAMS, "%s", e.msg);
 		return;
 	}
 
 	if (pin_workspace(s, &e) < 0) {
 		struct sbuf res = {0};
-		error_result(&res, &e, s->ref);
+		mcp_error_result(&res, &e, s->ref);
 		reply(id, &res);
 		sbuf_free(&res);
 		return;
 	}
 
 	struct app call = *s->base;
-	call.cmd = t->name;
+	call.cmd = mcp_tool_name(t);
 	call.json = true;
 	call.args = (struct strvec){0};
 	call.old_text = call.new_text = (struct sbuf){0};
 	call.cfg.env = (struct strvec){0};
 	strvec_push_all(&call.cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
 	call.ws_name[0] = '\0';
-	apply_args(&call, t, args ? args : &empty);
+	mcp_tool_apply(t, &call, args ? args : &empty);
 	char *out = NULL;
 	size_t outlen = 0;
 	call.out = open_memstream(&out, &outlen);
@@ -864,7 +356,7 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	s->scan_off = s->in_off;
 	if (!s->eof)
 		exec_watch(0, watch_input, s);
-	int rc = t->fn(&call, &e);
+	int rc = mcp_tool_run(t, &call, &e);
 	exec_watch(-1, NULL, NULL);
 	fclose(call.out);
 
@@ -873,9 +365,9 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	if (!s->cancelled) {
 		struct sbuf res = {0};
 		if (rc < 0)
-			error_result(&res, &e, s->ref);
+			mcp_error_result(&res, &e, s->ref);
 		else
-			ok_result(&res, t, &call, rc, out, outlen);
+			mcp_tool_result(&res, t, &call, out, outlen);
 		reply(id, &res);
 		sbuf_free(&res);
 	}
@@ -921,23 +413,12 @@ static void initialize(const char *id, const struct jv *params)
 	sbuf_free(&j.out);
 }
 
-static void list_tools(const char *id)
+static void list_tools(const char *id, double timeout)
 {
 	struct json j = {0};
 	json_obj_open(&j);
 	json_key(&j, "tools");
-	json_arr_open(&j);
-	for (size_t i = 0; i < ARRAY_LEN(tools); i++) {
-		json_obj_open(&j);
-		json_key(&j, "name");
-		json_str(&j, tools[i].name);
-		json_key(&j, "description");
-		json_str(&j, tools[i].desc);
-		json_key(&j, "inputSchema");
-		schema(&j, &tools[i]);
-		json_obj_close(&j);
-	}
-	json_arr_close(&j);
+	mcp_tools_list(&j, timeout);
 	json_obj_close(&j);
 	reply(id, &j.out);
 	sbuf_free(&j.out);
@@ -955,7 +436,7 @@ static void request(struct server *s, const char *id, const char *method, const 
 		reply(id, &empty);
 		sbuf_free(&empty);
 	} else if (strcmp(method, "tools/list") == 0) {
-		list_tools(id);
+		list_tools(id, s->base->cfg.timeout);
 	} else if (strcmp(method, "tools/call") == 0) {
 		call_tool(s, id, params);
 	} else {

@@ -1,0 +1,41 @@
+/* mcp_tools.h: the six tools as an MCP client sees them: one table gives
+ * each its description for the model and its arguments, from which come
+ * the JSON Schemas of tools/list, the check of a call's arguments, and the
+ * options they set on the call (the CLI's own). A call's result is made
+ * from the JSON object the CLI prints: that object as structuredContent,
+ * and a text for the model, capped. */
+#ifndef SANDBOX_MCP_TOOLS_H
+#define SANDBOX_MCP_TOOLS_H
+
+#include <stddef.h>
+
+#include "app.h"
+#include "err.h"
+#include "json.h"
+#include "jsonr.h"
+#include "util.h"
+
+struct mcp_tool;
+
+/* NULL when there is no tool of that name. */
+const struct mcp_tool *mcp_tool_find(const char *name);
+const char *mcp_tool_name(const struct mcp_tool *t);
+
+/* The array of tools/list; timeout is exec's default, for its schema. */
+void mcp_tools_list(struct json *j, double timeout);
+
+/* Checks a call's arguments against the tool's: types, limits, required,
+ * nothing unknown. A message in e (to answer with -32602) if not. */
+int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *e);
+/* Sets call's options from checked arguments, as the CLI's would be. */
+void mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args);
+/* Runs the tool's command (in JSON mode, into call->out). */
+int mcp_tool_run(const struct mcp_tool *t, struct app *call, struct err *e);
+
+/* Appends the tools/call result for the JSON object the command printed
+ * (json, len), or for its error; ref is the workspace, or NULL. */
+void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct app *call,
+		     const char *json, size_t len);
+void mcp_error_result(struct sbuf *res, const struct err *e, const char *ref);
+
+#endif
