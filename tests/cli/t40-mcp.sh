@@ -253,6 +253,28 @@ test_expect_success 'hostile values stay data through the channel: names, patter
 	answer out 6 "d[\"result\"][\"structuredContent\"][\"stdout\"].split() == [\"d\", \"1\"]"
 '
 
+test_expect_success 'the channel is binary-safe: every byte value out of exec; a 6 MiB write, read back' '
+	new_ws BREF &&
+	python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)))" >all.bin &&
+	sb -w "$BREF" write /tmp/all.bin <all.bin >/dev/null &&
+	python3 -c "import json; print(\"call 2 write \" + json.dumps({\"path\": \"big.txt\", \"content\": (\"0123456789abcdef\" * 64 + \"\\n\") * 6000}))" >bigcall &&
+	{
+		echo init
+		echo "call 1 exec {\"command\":\"cat /tmp/all.bin; wc -c </tmp/all.bin\"}"
+		echo "<"
+		cat bigcall
+		echo "<"
+		echo "call 3 exec {\"command\":\"sha256sum big.txt | cut -c1-64\"}"
+		echo "<"
+	} >steps &&
+	mcp out -w "$BREF" --rm <steps &&
+	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 256 + 4 and d[\"result\"][\"structuredContent\"][\"stdout\"].startswith(\"\".join(map(chr, range(128)))) and d[\"result\"][\"structuredContent\"][\"stdout\"].endswith(\"256\\n\")" &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"bytes\"] == 1025 * 6000" &&
+	want=$(python3 -c "import hashlib; print(hashlib.sha256(((\"0123456789abcdef\" * 64 + \"\\n\") * 6000).encode()).hexdigest())") &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"sha256\"] == \"$want\"" &&
+	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\\n\""
+'
+
 test_expect_success 'a dead channel is opened again: the next call works' '
 	new_ws KREF &&
 	cat >s12 <<-\STEPS &&
