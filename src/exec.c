@@ -28,17 +28,21 @@
  * ended before we give the channel up. */
 #define CHAN_END_MS 5000
 
+/* fired stays set until the next exec_watch: a cancellation that came
+ * during one command of a tool also stops its next ones. */
 static struct {
 	int fd;
 	bool (*check)(void *ctx);
 	void *ctx;
-} watch = {-1, NULL, NULL};
+	bool fired;
+} watch = {-1, NULL, NULL, false};
 
 void exec_watch(int fd, bool (*check)(void *ctx), void *ctx)
 {
 	watch.fd = fd;
 	watch.check = check;
 	watch.ctx = ctx;
+	watch.fired = false;
 }
 
 /* Per-stream state: the marker scanner and what it found. */
@@ -49,6 +53,7 @@ struct stream {
 	bool done;
 	int status;
 	bool begun, ended; /* a channel's call markers */
+	int end_status;
 	struct sbuf out; /* output of one read, passed on in one piece */
 };
 
@@ -65,6 +70,7 @@ struct exec_state {
 	bool persistent, chan_dead;
 	struct sbuf req;
 	size_t reqoff;
+	long pgid;          /* the call's process group, once the server said */
 };
 
 static void on_data(void *ctx, const char *buf, size_t n)
@@ -105,8 +111,13 @@ static void on_marker(void *ctx, const char *word)
 		s->status = (int)v;
 	} else if (strcmp(word, "begin") == 0 && s->st->persistent) {
 		s->begun = true;
-	} else if (strncmp(word, "end:", 4) == 0 && s->st->persistent && s->begun) {
+	} else if (strncmp(word, "end:", 4) == 0 && s->st->persistent && s->begun &&
+		   parse_long(word + 4, 0, 255, &v)) {
 		s->ended = true;
+		s->end_status = (int)v;
+	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && s->st->persistent &&
+		   parse_long(word + 4, 2, 1L << 30, &v)) {
+		s->st->pgid = v;
 	}
 }
 
@@ -125,13 +136,18 @@ static bool pump(struct stream *s, int fd)
 	return true;
 }
 
-/* Kills the command's process group in the container. Runs even when we
- * were interrupted: a second signal abandons it. */
-static void cancel_in_container(const struct exec_req *rq, const char *tag)
+/* Kills the command's process group in the container (pgid: 0 when it
+ * is not known here). Runs even when we were interrupted: a second signal
+ * abandons it. */
+static void cancel_in_container(const struct exec_req *rq, const char *tag, long pgid)
 {
 	struct strvec argv = {0};
-	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", (char *)tag};
-	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
+	char group[24] = "";
+	if (pgid > 0)
+		snprintf(group, sizeof(group), "%ld", pgid);
+	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", (char *)tag, group};
+	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd,
+			 ARRAY_LEN(cmd) - (pgid > 0 ? 0 : 1));
 	sig_atomic_t saved = spawn_interrupted;
 	spawn_interrupted = 0;
 	proc_run(strvec_argv(&argv), rq->envp, NULL, NULL, NULL);
@@ -308,6 +324,8 @@ static void io_round(struct exec_state *st, int wait)
 	if (poll(pfd, 5, wait) < 0)
 		return; /* EINTR: the caller looks at the signal flag */
 	if (pfd[4].revents && watch.check(watch.ctx))
+		watch.fired = true;
+	if (watch.fired)
 		st->cancelled = true;
 	for (int i = 0; i < 2; i++)
 		if (st->fds[i] >= 0 && pfd[i].revents && !pump(&st->s[i], st->fds[i]))
@@ -368,8 +386,10 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 		res->outcome = EXEC_NOT_STARTED;
 		res->status = engine_status;
 		sbuf_rtrim(&res->engine_err);
-		/* A call the channel's server never began can go again. */
-		if (st->persistent && st->s[1].begun)
+		/* A call the channel's server began can't go again: if the
+		 * server said it ended, it could not start (its words are in
+		 * engine_err); else the channel died under it. */
+		if (st->persistent && st->s[1].begun && !st->s[1].ended)
 			res->outcome = EXEC_LOST;
 	} else {
 		res->outcome = EXEC_LOST;
@@ -410,22 +430,26 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	long long start = now_ms();
 	if (rq->timeout > 0)
 		st->deadline = start + (long long)(rq->timeout * 1000);
+	if (watch.fired)
+		st->cancelled = true; /* before it starts: it will not */
 	enum exec_outcome cancelled = io_loop(st);
 	bool both_done = st->s[0].done && st->s[1].done;
 	if (cancelled != EXEC_DONE && !both_done) {
-		cancel_in_container(rq, tag);
+		cancel_in_container(rq, tag, st->pgid);
 		if (!input_done(st))
 			st->chan_dead = true;
 		long long limit = now_ms() + CHAN_END_MS;
-		while (!st->chan_dead && !call_ended(st) && now_ms() < limit)
-			io_round(st, (int)(limit - now_ms()));
-		if (!call_ended(st))
-			st->chan_dead = true;
+		for (long long left; !st->chan_dead && !call_ended(st) && (left = limit - now_ms()) > 0;)
+			io_round(st, (int)left);
 	}
+	/* A call not seen to end (or whose input was not all sent, which the
+	 * server would read as the next request) leaves the channel unusable. */
+	if (!call_ended(st) && (!both_done || !input_done(st)))
+		st->chan_dead = true;
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
 	if (st->chan_dead && cancelled == EXEC_DONE && st->s[1].begun && !both_done)
-		cancel_in_container(rq, tag);
+		cancel_in_container(rq, tag, st->pgid);
 	st->res->duration_ms = now_ms() - start;
 	flush_all(st);
 	sbuf_free(&st->req);
@@ -433,7 +457,7 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 		chan_close(c);
 		st->res->chan_lost = true;
 	}
-	classify(st, cancelled, st->s[1].ended ? st->s[1].status : 255);
+	classify(st, cancelled, st->s[1].ended ? st->s[1].end_status : 255);
 }
 
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
@@ -479,7 +503,7 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	close_fd(&st.fds[1]);
 	int engine_status = proc_wait(&p);
 	if (cancelled != EXEC_DONE && !both_done)
-		cancel_in_container(rq, tag);
+		cancel_in_container(rq, tag, 0);
 	res->duration_ms = now_ms() - start;
 	flush_all(&st);
 	classify(&st, cancelled, engine_status);

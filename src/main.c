@@ -307,7 +307,7 @@ static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct
 	case O_FIXED: a->fixed = true; return 0;
 	case O_OUTPUT: a->output = val; return 0;
 	case O_RM: a->rm = true; return 0;
-	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 100, &a->output_limit, e);
+	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 1000, &a->output_limit, e);
 	default: return 0;
 	}
 }

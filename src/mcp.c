@@ -210,8 +210,10 @@ static bool cancelled_ahead(struct server *s, const char *id)
  * cancellation cancels it. Other lines wait their turn. */
 static bool early_line(struct server *s, char *line, size_t len)
 {
-	if (cancels(line, len, s->call_id.buf))
-		return true;
+	if (cancels(line, len, s->call_id.buf)) {
+		s->cancelled = true;
+		return false;
+	}
 	if (!memmem(line, len, "\"ping\"", 6))
 		return false;
 	struct jv *v = jv_parse(line, len, NULL, NULL, 0);
@@ -244,7 +246,8 @@ static bool watch_input(void *ctx)
 	}
 	if (s->scan_off < s->in_off)
 		s->scan_off = s->in_off;
-	return s->cancelled = each_line(s, &s->scan_off, early_line);
+	each_line(s, &s->scan_off, early_line);
+	return s->cancelled;
 }
 
 /* ---- the workspace ---- */
@@ -354,6 +357,7 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 
 	s->cancelled = false;
 	s->scan_off = s->in_off;
+	each_line(s, &s->scan_off, early_line); /* pings that came with it */
 	if (!s->eof)
 		exec_watch(0, watch_input, s);
 	int rc = mcp_tool_run(t, &call, &e);
@@ -508,6 +512,8 @@ int cmd_mcp(struct app *a, struct err *e)
 	finish(&s);
 	a->chan = NULL;
 	a->ws_pin = NULL;
+	if (a->ref == s.ref)
+		a->ref = NULL;
 	if (s.pinned)
 		ws_free(&s.pin);
 	free(s.ref);

@@ -1,6 +1,7 @@
 /* mcp_tools.c: see mcp_tools.h. */
 #include "mcp_tools.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,12 @@ static const struct param grep_params[] = {
 	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content."},
 	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
 };
+
+/* A string of the result, or "?" (never NULL for a %s). */
+static const char *str_or(const struct jv *v)
+{
+	return jv_str(v) ? jv_str(v) : "?";
+}
 
 /* The kept text of a stream, with a marker where its middle was cut. */
 static void add_stream(struct sbuf *out, const struct jv *res, const char *name, long kept)
@@ -146,7 +153,7 @@ static void text_write(struct sbuf *out, const struct jv *res, const struct app 
 	bool created = false;
 	jv_int(jv_get(res, "bytes"), &bytes);
 	jv_bool(jv_get(res, "created"), &created);
-	sbuf_addf(out, "wrote %lld bytes to %s%s", bytes, jv_str(jv_get(res, "path")),
+	sbuf_addf(out, "wrote %lld bytes to %s%s", bytes, str_or(jv_get(res, "path")),
 		  created ? " (new file)" : "");
 }
 
@@ -158,7 +165,7 @@ static void text_edit(struct sbuf *out, const struct jv *res, const struct app *
 	jv_int(jv_get(res, "replacements"), &n);
 	const char *diff = jv_strn(jv_get(res, "diff"), &len);
 	sbuf_addf(out, "replaced %lld occurrence%s in %s\n", n, n == 1 ? "" : "s",
-		  jv_str(jv_get(res, "path")));
+		  str_or(jv_get(res, "path")));
 	if (diff)
 		sbuf_add(out, diff, len);
 }
@@ -484,18 +491,27 @@ static const struct {
 	{"--cwd", "cwd"},
 };
 
+/* Whether an option's words start at p and end there as words do. */
+static bool option_at(const char *msg, const char *p, const char *cli)
+{
+	size_t n = strlen(cli);
+	if (strncmp(p, cli, n) != 0 || (p > msg && !strchr(" (", p[-1])))
+		return false;
+	return !p[n] || !(isalnum((unsigned char)p[n]) || p[n] == '-' || p[n] == '_');
+}
+
 static void rename_options(const char *msg, struct sbuf *out)
 {
-	while (*msg) {
+	for (const char *p = msg; *p;) {
 		size_t i;
 		for (i = 0; i < ARRAY_LEN(renames); i++)
-			if (strncmp(msg, renames[i].cli, strlen(renames[i].cli)) == 0)
+			if (option_at(msg, p, renames[i].cli))
 				break;
 		if (i < ARRAY_LEN(renames)) {
 			sbuf_adds(out, renames[i].mcp);
-			msg += strlen(renames[i].cli);
+			p += strlen(renames[i].cli);
 		} else {
-			sbuf_addc(out, *msg++);
+			sbuf_addc(out, *p++);
 		}
 	}
 }
@@ -529,9 +545,14 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 {
 	while (len && json[len - 1] == '\n')
 		len--;
-	struct jv *v = jv_parse(json, len, NULL, NULL, 0);
+	/* Our own JSON, however large: only the reader's size limits apply. */
+	struct jv_limits lim = {.max_size = len + 1, .max_members = len + 1};
+	struct jv *v = jv_parse(json, len, &lim, NULL, 0);
 	struct sbuf text = {0};
-	t->text(&text, v, call);
+	if (v)
+		t->text(&text, v, call);
+	else
+		sbuf_adds(&text, "(the result is in structuredContent)");
 	cap_text(&text, call->output_limit);
 	long long status = 0;
 	bool timed_out = false;

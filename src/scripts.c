@@ -48,19 +48,27 @@ const char SCRIPT_EXEC[] =
 	"exit \"$s\"\n";
 
 /* BusyBox's kill takes no `--`: a negative pid goes right after the
- * signal. Fractional sleep is not everywhere, hence the fallback. When
- * /tmp could not hold the pid file (a read-only root), the wrapper is
- * found by its arguments, "sh TAG ...", in /proc; this script runs as
- * $0 = sandbox-kill so that it never finds itself. Not `: >file`: a
+ * signal. Fractional sleep is not everywhere, hence the fallback. A
+ * channel's call comes with its process group (PGID): no file needed.
+ * Else, when /tmp could not hold the pid file (a read-only root), the
+ * wrapper is found by its arguments, "sh TAG ...", in /proc, as the one of
+ * them that leads its process group (its subshells have the same
+ * arguments); this script runs as $0 = sandbox-kill so that it never
+ * finds itself. Not `: >file`: a
  * redirection error on a special builtin would end the script. */
 const char SCRIPT_KILL[] =
-	"p=/tmp/.sandbox-exec-$1 g=\n"
-	"{ true >\"$p.stop\"; } 2>/dev/null\n"
-	"{ read -r g <\"$p.pid\"; } 2>/dev/null\n"
+	"p=/tmp/.sandbox-exec-$1 g=$2\n"
+	"if [ -z \"$g\" ]; then\n"
+	"  { true >\"$p.stop\"; } 2>/dev/null\n"
+	"  { read -r g <\"$p.pid\"; } 2>/dev/null\n"
+	"fi\n"
 	"if [ -z \"$g\" ]; then\n"
 	"  for f in /proc/[0-9]*/cmdline; do\n"
 	"    case $(tr '\\000' ' ' <\"$f\" 2>/dev/null) in\n"
-	"    *\" sh $1 \"*) g=${f#/proc/}; g=${g%/cmdline}; break ;;\n"
+	"    *\" sh $1 \"*)\n"
+	"      n=${f#/proc/}; n=${n%/cmdline} q=\n"
+	"      { read -r a b c d q r <\"/proc/$n/stat\"; } 2>/dev/null\n"
+	"      if [ \"$q\" = \"$n\" ]; then g=$n; break; fi ;;\n"
 	"    esac\n"
 	"  done\n"
 	"fi\n"
@@ -174,11 +182,16 @@ const char SCRIPT_TAR[] =
 /* The channel's frames (feed.h) are copied into the call's stdin by the
  * server itself, one dd per frame: a frame is read whole before it is
  * written, so when the call stops reading early the rest is still
- * consumed, and the next request starts where it should. */
+ * consumed, and the next request starts where it should. The call runs
+ * as a background job only to learn its pid ($!), which setsid made its
+ * process group: the host kills by it. An asynchronous list reads
+ * /dev/null, hence the requests' stdin kept as fd 3 for frames. The second
+ * wait is for frames, still draining when the call stopped reading. */
 const char SCRIPT_SERVE[] =
 	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6\n"
 	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
 	"printf '\\036%s:ok\\036' \"$T\"\n"
+	"exec 3<&0\n"
 	"frames() {\n"
 	"  trap '' PIPE\n"
 	"  while IFS= read -r n; do\n"
@@ -200,7 +213,10 @@ const char SCRIPT_SERVE[] =
 	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
 	"  done\n"
 	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
-	"  if [ \"$i\" = 1 ]; then frames | setsid \"$@\"; else setsid \"$@\" </dev/null; fi\n"
-	"  s=$?\n"
+	"  if [ \"$i\" = 1 ]; then frames <&3 | setsid \"$@\" 3<&- &\n"
+	"  else setsid \"$@\" </dev/null 3<&- &\n"
+	"  fi\n"
+	"  printf '\\036%s:pid:%d\\036' \"$t\" \"$!\" >&2\n"
+	"  wait \"$!\"; s=$?; wait\n"
 	"  printf '\\036%s:end:%d\\036' \"$t\" \"$s\"; printf '\\036%s:end:%d\\036' \"$t\" \"$s\" >&2\n"
 	"done\n";

@@ -18,9 +18,9 @@ extern const char SCRIPT_KEEPALIVE[];
  * stdout and on stderr. Markers are "\036TAG:WORD\036". */
 extern const char SCRIPT_EXEC[];
 
-/* Stops a command run by SCRIPT_EXEC: sh -c SCRIPT_KILL sandbox-kill TAG. TERM to
- * its process group, KILL a second later; and a stop file for a wrapper
- * that has not started yet. */
+/* Stops a command run by SCRIPT_EXEC: sh -c SCRIPT_KILL sandbox-kill TAG
+ * [PGID]. TERM to its process group, KILL a second later; without PGID,
+ * a stop file too, for a wrapper that has not started yet. */
 extern const char SCRIPT_KILL[];
 
 /* The persistent channel (chan.h): sh -c SCRIPT_SERVE sandbox-chan TAG
@@ -32,7 +32,8 @@ extern const char SCRIPT_KILL[];
  *   "\\ENCODED" (printf %b: a value holding a newline) or "@N"
  * and with STDIN 1, frames (feed.h) that become the call's stdin. Each
  * call runs under setsid, between "begin" and "end:STATUS" markers on both
- * streams; output outside them belongs to no call. */
+ * streams, with "pid:PGID" on stderr once it started; output outside them
+ * belongs to no call. */
 extern const char SCRIPT_SERVE[];
 
 

@@ -375,13 +375,19 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* A copy to own; "cached", so that a failed exec in it still sends us
+ * back to a full check. */
+static void ws_copy(struct ws *dst, const struct ws *src)
+{
+	*dst = (struct ws){xstrdup(src->name), xstrdup(src->id), dup_or_null(src->workdir),
+			   dup_or_null(src->nonce), true};
+}
+
 int ws_select(struct app *a, struct ws *ws, struct err *e)
 {
 	if (a->ws_pin) {
-		/* Known already: no cache read, no inspect. "cached", so that a
-		 * failed exec still sends us back to a full check. */
-		*ws = (struct ws){xstrdup(a->ws_pin->name), xstrdup(a->ws_pin->id),
-				  dup_or_null(a->ws_pin->workdir), dup_or_null(a->ws_pin->nonce), true};
+		/* Known already: no cache read, no inspect. */
+		ws_copy(ws, a->ws_pin);
 		snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
 		return 0;
 	}
@@ -459,6 +465,10 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 		}
 		ws_free(ws);
 		*ws = fresh;
+		if (a->ws_pin && strcmp(a->ws_pin->name, ws->name) == 0) {
+			ws_free(a->ws_pin);
+			ws_copy(a->ws_pin, ws);
+		}
 		sbuf_free(&res->engine_err);
 		if (run_in(a, ws, rq, res, e) < 0)
 			return -1;

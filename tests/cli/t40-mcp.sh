@@ -43,6 +43,18 @@ kill_chan_later() {
 	killer=$!
 }
 
+# later SECONDS CMD...: CMD after SECONDS, in the background (its pid in
+# $bg); a function, so that the & takes nothing else of a test's chain.
+later() {
+	local secs=$1
+	shift
+	{ sleep "$secs"; "$@"; } &
+	bg=$!
+}
+
+# replace_ws NAME: removes the workspace NAME and makes a new one so named.
+replace_ws() { eng_rm "$1" && sb create --image "$IMAGE" --name "$1" >/dev/null; }
+
 # ws_of OUT.err: the ref the server announced.
 ws_of() { sed -n 's/^sandbox mcp: workspace \([^ ]*\).*/\1/p' "$1" | head -n 1; }
 
@@ -273,6 +285,48 @@ test_expect_success 'the channel is binary-safe: every byte value out of exec; a
 	want=$(python3 -c "import hashlib; print(hashlib.sha256(((\"0123456789abcdef\" * 64 + \"\\n\") * 6000).encode()).hexdigest())") &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"sha256\"] == \"$want\"" &&
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\\n\""
+'
+
+test_expect_success 'a ping is answered at once, also when it came with a call, and while it runs' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"sleep 3"}
+	> {"jsonrpc":"2.0","id":"p1","method":"ping"}
+	<
+	sleep 1
+	> {"jsonrpc":"2.0","id":"p2","method":"ping"}
+	<
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p1\", \"result\": {}}" &&
+	answer out 3 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p2\", \"result\": {}}" &&
+	answer out 4 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0"
+'
+
+test_expect_success 'the workspace replaced under the same name: the server finds the new one, and stays on it' '
+	name=$(new_name repl) &&
+	new_ws RREF --name "$name" &&
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo old >/tmp/which"}
+	<
+	sleep 5
+	call 2 exec {"command":"cat /tmp/which 2>/dev/null || echo new"}
+	<
+	call 3 exec {"command":"true"}
+	<
+	call 4 exec {"command":"true"}
+	<
+	call 5 exec {"command":"true"}
+	<
+	STEPS
+	later 2 replace_ws "$name" &&
+	mcp out -v -w "$name" --rm <steps &&
+	wait "$bg" &&
+	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"new\\n\"" &&
+	answer out 6 "d[\"result\"][\"isError\"] is False" &&
+	test "$(grep -c "exec --interactive -- [^ ]* sh -c .T=" out.err)" -le 3
 '
 
 test_expect_success 'a dead channel is opened again: the next call works' '
