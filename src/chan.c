@@ -158,15 +158,9 @@ static void push_value(struct sbuf *out, const char *v)
 		sbuf_addc(out, '\n');
 		return;
 	}
-	/* Decoded by printf %b: every byte that is not printable ASCII, and
-	 * the backslash, as \0ooo. */
+	/* Decoded by printf %b in the server. */
 	sbuf_addc(out, '\\');
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-			sbuf_addc(out, (char)*p);
-		else
-			sbuf_addf(out, "\\0%03o", *p);
-	}
+	sbuf_add_printf_b(out, v);
 	sbuf_addc(out, '\n');
 }
 

@@ -183,17 +183,10 @@ static bool valid_utf8(const char *s)
 	return true;
 }
 
-/* Every byte that is not printable ASCII, and the backslash, as \0ooo:
- * what printf %b turns back into the byte, in any sh. */
 static void push_encoded(struct strvec *sv, const char *s)
 {
 	struct sbuf sb = {0};
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-			sbuf_addc(&sb, (char)*p);
-		else
-			sbuf_addf(&sb, "\\0%03o", *p);
-	}
+	sbuf_add_printf_b(&sb, s);
 	strvec_push(sv, sb.buf ? sb.buf : "");
 	sbuf_free(&sb);
 }

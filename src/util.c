@@ -178,6 +178,16 @@ void sbuf_free(struct sbuf *sb)
 	sb->len = sb->cap = 0;
 }
 
+void sbuf_add_printf_b(struct sbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			sbuf_addc(sb, (char)*p);
+		else
+			sbuf_addf(sb, "\\0%03o", *p);
+	}
+}
+
 void sbuf_rtrim(struct sbuf *sb)
 {
 	while (sb->len && strchr(" \t\r\n", sb->buf[sb->len - 1]))

@@ -42,6 +42,11 @@ void sbuf_reset(struct sbuf *sb);
 void sbuf_free(struct sbuf *sb);
 /* Drop trailing whitespace (newlines of engine output). */
 void sbuf_rtrim(struct sbuf *sb);
+/* Appends s with every byte that is not printable ASCII, and the
+ * backslash, as \0ooo: what printf %b turns back into those bytes in any
+ * sh. For values that must cross a channel of text: a JSON argv (not
+ * UTF-8), a line (a newline). */
+void sbuf_add_printf_b(struct sbuf *sb, const char *s);
 
 /* Strict parsers: the whole string must be a number in range. */
 bool parse_long(const char *s, long min, long max, long *out);

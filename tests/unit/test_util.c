@@ -384,6 +384,38 @@ static void test_quote_roundtrip(void)
 	strvec_clear(&argv);
 }
 
+/* What crosses a channel encoded comes back exactly from printf %b, in
+ * this machine's sh (dash, like Debian's images) and in busybox sh when
+ * it is there (the BusyBox images). */
+static void test_printf_b(void)
+{
+	struct sbuf enc = {0};
+	sbuf_add_printf_b(&enc, "a\\b\n\xff\x01 ~");
+	is_str(enc.buf, "a\\0134b\\0012\\0377\\0001 ~", "sbuf_add_printf_b: golden");
+	sbuf_free(&enc);
+	char all[256];
+	for (int i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	all[255] = '\0';
+	static const char *const shells[] = {"/bin/sh", "/bin/busybox sh"};
+	for (size_t k = 0; k < ARRAY_LEN(shells); k++) {
+		if (k == 1 && access("/bin/busybox", X_OK) != 0) {
+			ok(1, "# SKIP no /bin/busybox here");
+			continue;
+		}
+		struct sbuf script = {0}, word = {0};
+		sbuf_addf(&script, "%s -c 'printf %%b \"$0\"' ", shells[k]);
+		sbuf_add_printf_b(&word, all);
+		sq_quote(&script, word.buf);
+		sbuf_free(&word);
+		size_t len;
+		char *got = sh_output(script.buf, &len);
+		is_mem(got, len, all, 255, "%s: printf %%b gives every byte value back", shells[k]);
+		free(got);
+		sbuf_free(&script);
+	}
+}
+
 static void test_envp(void)
 {
 	char *env[] = {
@@ -643,6 +675,7 @@ int main(void)
 	test_sbuf();
 	test_quote_golden();
 	test_quote_roundtrip();
+	test_printf_b();
 	test_envp();
 	test_capture();
 	test_err();
