@@ -315,11 +315,60 @@ static void finish(struct server *s)
 
 /* ---- requests ---- */
 
+/* A call: the server's app, with the fields a tool sets or fills its own
+ * (call_release frees them); the rest (config, engine, envp) is shared,
+ * read only. Its output goes into a buffer. */
+struct call {
+	struct app app;
+	char *out;
+	size_t outlen;
+};
+
+static void call_prepare(struct call *c, const struct server *s, const struct mcp_tool *t,
+			 const struct jv *args)
+{
+	c->app = *s->base;
+	c->app.cmd = mcp_tool_name(t);
+	c->app.json = true;
+	c->app.args = (struct strvec){0};
+	c->app.old_text = c->app.new_text = (struct sbuf){0};
+	c->app.cfg.env = (struct strvec){0};
+	strvec_push_all(&c->app.cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
+	c->app.ws_name[0] = '\0';
+	mcp_tool_apply(t, &c->app, args);
+	c->out = NULL;
+	c->outlen = 0;
+	c->app.out = open_memstream(&c->out, &c->outlen);
+}
+
+static void call_release(struct call *c)
+{
+	free(c->out);
+	strvec_clear(&c->app.args);
+	strvec_clear(&c->app.cfg.env);
+	sbuf_free(&c->app.old_text);
+	sbuf_free(&c->app.new_text);
+}
+
+/* Runs the call, watching the input for its cancellation meanwhile. */
+static int call_run(struct server *s, const struct mcp_tool *t, struct call *c, struct err *e)
+{
+	s->scan_off = s->in_off;
+	each_line(s, &s->scan_off, early_line); /* pings that came with it */
+	if (!s->eof)
+		exec_watch(0, watch_input, s);
+	int rc = mcp_tool_run(t, &c->app, e);
+	exec_watch(-1, NULL, NULL);
+	fclose(c->app.out);
+	return rc;
+}
+
 static void call_tool(struct server *s, const char *id, const struct jv *params)
 {
 	/* Cancelled before its turn came: no work, no answer. */
 	if (cancelled_ahead(s, id))
 		return;
+	s->cancelled = false;
 	const char *name = jv_str(jv_get(params, "name"));
 	const struct mcp_tool *t = name ? mcp_tool_find(name) : NULL;
 	if (!t) {
@@ -333,53 +382,24 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 		reply_error(id, RPC_PARAMS, "%s", e.msg);
 		return;
 	}
-
+	struct sbuf res = {0};
 	if (pin_workspace(s, &e) < 0) {
-		struct sbuf res = {0};
 		mcp_error_result(&res, &e, s->ref);
-		reply(id, &res);
-		sbuf_free(&res);
-		return;
-	}
-
-	struct app call = *s->base;
-	call.cmd = mcp_tool_name(t);
-	call.json = true;
-	call.args = (struct strvec){0};
-	call.old_text = call.new_text = (struct sbuf){0};
-	call.cfg.env = (struct strvec){0};
-	strvec_push_all(&call.cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
-	call.ws_name[0] = '\0';
-	mcp_tool_apply(t, &call, args ? args : &empty);
-	char *out = NULL;
-	size_t outlen = 0;
-	call.out = open_memstream(&out, &outlen);
-
-	s->cancelled = false;
-	s->scan_off = s->in_off;
-	each_line(s, &s->scan_off, early_line); /* pings that came with it */
-	if (!s->eof)
-		exec_watch(0, watch_input, s);
-	int rc = mcp_tool_run(t, &call, &e);
-	exec_watch(-1, NULL, NULL);
-	fclose(call.out);
-
-	unpin_if_lost(s, &e, rc);
-	/* A cancelled request gets no answer (MCP: cancellation). */
-	if (!s->cancelled) {
-		struct sbuf res = {0};
+	} else {
+		struct call c;
+		call_prepare(&c, s, t, args ? args : &empty);
+		int rc = call_run(s, t, &c, &e);
+		unpin_if_lost(s, &e, rc);
 		if (rc < 0)
 			mcp_error_result(&res, &e, s->ref);
 		else
-			mcp_tool_result(&res, t, &call, out, outlen);
-		reply(id, &res);
-		sbuf_free(&res);
+			mcp_tool_result(&res, t, &c.app, c.out, c.outlen);
+		call_release(&c);
 	}
-	free(out);
-	strvec_clear(&call.args);
-	strvec_clear(&call.cfg.env);
-	sbuf_free(&call.old_text);
-	sbuf_free(&call.new_text);
+	/* A cancelled request gets no answer (MCP: cancellation). */
+	if (!s->cancelled)
+		reply(id, &res);
+	sbuf_free(&res);
 }
 
 static void initialize(const char *id, const struct jv *params)

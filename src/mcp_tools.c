@@ -25,6 +25,7 @@ struct mcp_tool {
 	const char *desc;
 	const struct param *params;
 	size_t nparams;
+	void (*apply)(struct app *call, const struct jv *args);
 	void (*text)(struct sbuf *out, const struct jv *res, const struct app *call);
 };
 
@@ -210,7 +211,76 @@ static void text_grep(struct sbuf *out, const struct jv *res, const struct app *
 	text_matches(out, res, "no match", true);
 }
 
-#define TOOL(n, fn, desc, text) {#n, fn, desc, n##_params, ARRAY_LEN(n##_params), text}
+static long arg_long(const struct jv *args, const char *name, long dflt)
+{
+	long long v;
+	return jv_int(jv_get(args, name), &v) ? (long)(v > 1000000000 ? 1000000000 : v) : dflt;
+}
+
+static bool arg_bool(const struct jv *args, const char *name)
+{
+	bool v = false;
+	jv_bool(jv_get(args, name), &v);
+	return v;
+}
+
+/* Each tool's arguments as the CLI's options of its command. */
+
+static void apply_exec(struct app *call, const struct jv *args)
+{
+	call->shell = jv_str(jv_get(args, "command"));
+	call->cwd = jv_str(jv_get(args, "cwd"));
+	jv_double(jv_get(args, "timeout"), &call->cfg.timeout);
+	const struct jv *env = jv_get(args, "env");
+	for (size_t i = 0; i < jv_count(env); i++)
+		cfg_set_env(&call->cfg, env->obj.members[i].key, jv_str(&env->obj.members[i].value),
+			    NULL);
+}
+
+static void apply_read(struct app *call, const struct jv *args)
+{
+	strvec_push(&call->args, jv_str(jv_get(args, "path")));
+	call->offset = arg_long(args, "offset", 1);
+	call->limit = arg_long(args, "limit", 2000);
+}
+
+static void apply_write(struct app *call, const struct jv *args)
+{
+	strvec_push(&call->args, jv_str(jv_get(args, "path")));
+	call->content = jv_str(jv_get(args, "content"));
+}
+
+static void apply_edit(struct app *call, const struct jv *args)
+{
+	size_t n;
+	strvec_push(&call->args, jv_str(jv_get(args, "path")));
+	const char *s = jv_strn(jv_get(args, "old_text"), &n);
+	sbuf_add(&call->old_text, s, n);
+	s = jv_strn(jv_get(args, "new_text"), &n);
+	sbuf_add(&call->new_text, s, n);
+	call->old_set = call->new_set = true;
+	call->all = arg_bool(args, "replace_all");
+	call->expect_sha = jv_str(jv_get(args, "expect_sha256"));
+}
+
+static void apply_glob(struct app *call, const struct jv *args)
+{
+	strvec_push(&call->args, jv_str(jv_get(args, "pattern")));
+	call->path = jv_str(jv_get(args, "path"));
+	call->limit = arg_long(args, "limit", 1000);
+}
+
+static void apply_grep(struct app *call, const struct jv *args)
+{
+	apply_glob(call, args);
+	call->glob = jv_str(jv_get(args, "glob"));
+	call->output = jv_str(jv_get(args, "output_mode"));
+	call->icase = arg_bool(args, "case_insensitive");
+	call->after = call->before = arg_long(args, "context", 0);
+}
+
+#define TOOL(n, fn, desc, text) \
+	{#n, fn, desc, n##_params, ARRAY_LEN(n##_params), apply_##n, text}
 
 static const struct mcp_tool tools[] = {
 	TOOL(exec, cmd_exec,
@@ -338,7 +408,7 @@ static int check_arg(const struct param *p, const struct jv *v, struct err *e)
 		if (p->min && !*jv_str(v))
 			return err_set(e, ERR_USAGE, "argument %s is empty", p->name);
 		if (p->choices && !in_choices(p->choices, jv_str(v)))
-			return err_set(e, ERR_USAGE, "argument %s: '%s' is not one of files, content, count",
+			return err_set(e, ERR_USAGE, "argument %s: '%s' is not one of its values (see the schema)",
 				       p->name, jv_str(v));
 		return 0;
 	case P_INT:
@@ -392,52 +462,10 @@ int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *
 	return 0;
 }
 
-static long arg_long(const struct jv *args, const char *name, long dflt)
-{
-	long long v;
-	return jv_int(jv_get(args, name), &v) ? (long)(v > 1000000000 ? 1000000000 : v) : dflt;
-}
-
-static bool arg_bool(const struct jv *args, const char *name)
-{
-	bool v = false;
-	jv_bool(jv_get(args, name), &v);
-	return v;
-}
 
 void mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args)
 {
-	const char *first = jv_str(jv_get(args, t->params[0].name));
-	if (t->fn != cmd_exec)
-		strvec_push(&call->args, first);
-	call->offset = arg_long(args, "offset", 1);
-	call->limit = arg_long(args, "limit", t->fn == cmd_read ? 2000 : 1000);
-	call->path = t->fn == cmd_glob || t->fn == cmd_grep ? jv_str(jv_get(args, "path")) : NULL;
-	if (t->fn == cmd_exec) {
-		call->shell = first;
-		call->cwd = jv_str(jv_get(args, "cwd"));
-		jv_double(jv_get(args, "timeout"), &call->cfg.timeout);
-		const struct jv *env = jv_get(args, "env");
-		for (size_t i = 0; i < jv_count(env); i++)
-			cfg_set_env(&call->cfg, env->obj.members[i].key,
-				    jv_str(&env->obj.members[i].value), NULL);
-	} else if (t->fn == cmd_write) {
-		call->content = jv_str(jv_get(args, "content"));
-	} else if (t->fn == cmd_edit) {
-		size_t n;
-		const char *s = jv_strn(jv_get(args, "old_text"), &n);
-		sbuf_add(&call->old_text, s, n);
-		s = jv_strn(jv_get(args, "new_text"), &n);
-		sbuf_add(&call->new_text, s, n);
-		call->old_set = call->new_set = true;
-		call->all = arg_bool(args, "replace_all");
-		call->expect_sha = jv_str(jv_get(args, "expect_sha256"));
-	} else if (t->fn == cmd_grep) {
-		call->glob = jv_str(jv_get(args, "glob"));
-		call->output = jv_str(jv_get(args, "output_mode"));
-		call->icase = arg_bool(args, "case_insensitive");
-		call->after = call->before = arg_long(args, "context", 0);
-	}
+	t->apply(call, args);
 }
 
 /* Keeps the first and last limit/2 characters of text, and says how many
