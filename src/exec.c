@@ -213,23 +213,23 @@ static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *c
 		enc = !valid_utf8(rq->cmd[i]);
 	if (enc) {
 		push_encoded(&cmd, cwd);
-		strvec_push(&cmd, "1");
+		strvec_push(&cmd, EXEC_MODE_ENCODED);
 		for (size_t i = 0; i < rq->ncmd; i++)
 			push_encoded(&cmd, rq->cmd[i]);
 	} else if (!rq->chan) {
 		strvec_push(&cmd, cwd);
-		strvec_push(&cmd, "0");
+		strvec_push(&cmd, EXEC_MODE_PLAIN);
 		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
 	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "sh") == 0 &&
 		   strcmp(rq->cmd[1], "-c") == 0 && chan_serves(rq->cmd[2])) {
 		/* One of our scripts: evaluated by the wrapper, no new sh. */
 		strvec_push(&cmd, cwd);
-		strvec_push(&cmd, "3");
+		strvec_push(&cmd, EXEC_MODE_CHAN_SCRIPT);
 		strvec_push(&cmd, rq->cmd[2]);
 		strvec_push_all(&cmd, rq->cmd + 4, rq->ncmd - 4);
 	} else {
 		strvec_push(&cmd, cwd);
-		strvec_push(&cmd, "2");
+		strvec_push(&cmd, EXEC_MODE_CHAN);
 		if (rq->nenv) {
 			strvec_push(&cmd, "env");
 			strvec_push_all(&cmd, rq->env, rq->nenv);

@@ -62,6 +62,15 @@ void json_int(struct json *j, long long v)
 	sbuf_addf(&j->out, "%lld", v);
 }
 
+void json_double(struct json *j, double v)
+{
+	comma(j);
+	if (v != v || v > 1e308 || v < -1e308)
+		sbuf_adds(&j->out, "null"); /* JSON has no NaN or infinity */
+	else
+		sbuf_addf(&j->out, "%.17g", v);
+}
+
 void json_bool(struct json *j, bool v)
 {
 	comma(j);

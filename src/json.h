@@ -24,6 +24,8 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 void json_strn(struct json *j, const char *s, size_t n);
 void json_int(struct json *j, long long v);
+/* A finite number; NaN or an infinity as null. */
+void json_double(struct json *j, double v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 

@@ -349,7 +349,7 @@ static void schema(struct json *j, const struct mcp_tool *t, double timeout)
 			json_key(j, "exclusiveMinimum");
 			json_int(j, 0);
 			json_key(j, "default");
-			json_int(j, (long long)timeout);
+			json_double(j, timeout);
 		} else if (p->type == P_ENV) {
 			json_key(j, "additionalProperties");
 			json_obj_open(j);

@@ -17,6 +17,10 @@ extern const char SCRIPT_KEEPALIVE[];
  * on stderr, runs the command, then a done marker carrying the status on
  * stdout and on stderr. Markers are "\036TAG:WORD\036". */
 extern const char SCRIPT_EXEC[];
+#define EXEC_MODE_PLAIN "0"
+#define EXEC_MODE_ENCODED "1"
+#define EXEC_MODE_CHAN "2"
+#define EXEC_MODE_CHAN_SCRIPT "3"
 
 /* Stops a command run by SCRIPT_EXEC: sh -c SCRIPT_KILL sandbox-kill TAG
  * [PGID]. TERM to its process group, KILL a second later; without PGID,

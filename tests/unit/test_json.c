@@ -233,6 +233,18 @@ static void test_structure(void)
 	       "nested objects and arrays: commas between members and elements only");
 	sbuf_free(&j.out);
 
+	struct json d = {0};
+	json_arr_open(&d);
+	json_double(&d, 0.5);
+	json_double(&d, 120);
+	json_double(&d, 0.1);
+	json_double(&d, 1.0 / 0.0);
+	json_double(&d, 0.0 / 0.0);
+	json_arr_close(&d);
+	is_str(d.out.buf, "[0.5,120,0.10000000000000001,null,null]",
+	       "json_double: exact, and null for what JSON cannot hold");
+	sbuf_free(&d.out);
+
 	j = (struct json){0};
 	json_obj_open(&j);
 	json_obj_close(&j);
