@@ -283,16 +283,10 @@ static enum exec_outcome must_stop(const struct exec_state *st, long long now)
 /* Writes the request, then the feed; false when the reader is gone. */
 static bool write_input(struct exec_state *st, struct feed *in)
 {
-	while (st->reqoff < st->req.len) {
-		ssize_t w = write(st->win, st->req.buf + st->reqoff, st->req.len - st->reqoff);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN)
-			return true;
-		if (w <= 0)
-			return false;
-		st->reqoff += (size_t)w;
-	}
+	if (!write_some(st->win, st->req.buf, st->req.len, &st->reqoff))
+		return false;
+	if (st->reqoff < st->req.len)
+		return true;
 	return !in || feed_write(in, st->win);
 }
 

@@ -141,28 +141,13 @@ bool feed_ready(struct feed *f)
 	return pending(f);
 }
 
-static bool put(int fd, const char *p, size_t len, size_t *off)
-{
-	while (*off < len) {
-		ssize_t w = write(fd, p + *off, len - *off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN)
-			return true;
-		if (w <= 0)
-			return false;
-		*off += (size_t)w;
-	}
-	return true;
-}
-
 bool feed_write(struct feed *f, int fd)
 {
-	if (!put(fd, f->head, f->headlen, &f->headoff))
+	if (!write_some(fd, f->head, f->headlen, &f->headoff))
 		return false;
 	if (f->headoff < f->headlen)
 		return true;
-	return put(fd, f->pay, f->paylen, &f->payoff);
+	return write_some(fd, f->pay, f->paylen, &f->payoff);
 }
 
 bool feed_done(const struct feed *f)

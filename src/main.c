@@ -470,20 +470,8 @@ static void report(const struct app *a, const struct err *e)
 {
 	if (a->json) {
 		struct json j = {0};
-		json_obj_open(&j);
-		json_key(&j, "error");
-		json_obj_open(&j);
-		json_key(&j, "kind");
-		json_str(&j, err_kind_name(e->kind));
-		json_key(&j, "message");
-		json_str(&j, e->msg);
-		json_obj_close(&j);
 		/* The caller needs the ref of what we made, even on failure. */
-		if (a->ws_created) {
-			json_key(&j, "workspace");
-			json_str(&j, a->ws_name);
-		}
-		json_obj_close(&j);
+		err_json(&j, e, a->ws_created ? a->ws_name : NULL);
 		json_print(&j, stdout);
 		sbuf_free(&j.out);
 		return;

@@ -547,19 +547,7 @@ static void rename_options(const char *msg, struct sbuf *out)
 void mcp_error_result(struct sbuf *res, const struct err *e, const char *ref)
 {
 	struct json j = {0};
-	json_obj_open(&j);
-	json_key(&j, "error");
-	json_obj_open(&j);
-	json_key(&j, "kind");
-	json_str(&j, err_kind_name(e->kind));
-	json_key(&j, "message");
-	json_str(&j, e->msg);
-	json_obj_close(&j);
-	if (ref) {
-		json_key(&j, "workspace");
-		json_str(&j, ref);
-	}
-	json_obj_close(&j);
+	err_json(&j, e, ref);
 	struct sbuf text = {0};
 	sbuf_adds(&text, "error: ");
 	rename_options(e->msg, &text);

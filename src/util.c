@@ -287,6 +287,21 @@ bool has_control(const char *s)
 	return false;
 }
 
+bool write_some(int fd, const char *buf, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t w = write(fd, buf + *off, len - *off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return true;
+		if (w <= 0)
+			return false;
+		*off += (size_t)w;
+	}
+	return true;
+}
+
 int write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

@@ -67,6 +67,9 @@ size_t utf8_len(const unsigned char *p, size_t n);
 
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);
+/* Writes buf[*off..len) to a non-blocking fd as far as it takes now,
+ * moving *off; false when the reader is gone (or another error). */
+bool write_some(int fd, const char *buf, size_t len, size_t *off);
 
 /* Monotonic clock in milliseconds. */
 long long now_ms(void);
