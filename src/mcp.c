@@ -205,28 +205,35 @@ static bool cancelled_ahead(struct server *s, const char *id)
 	return each_line(s, &off, cancels_call);
 }
 
-/* While a call runs: a ping is answered at once (MCP wants it prompt),
- * and its line blanked, so that the main loop passes over it; the call's
- * cancellation cancels it. Other lines wait their turn. */
+static void list_tools(const char *id, double timeout);
+
+/* While a call runs: a ping or a tools/list is answered at once (MCP
+ * wants a ping prompt; neither depends on the call), and its line
+ * blanked, so that the main loop passes over it; the call's cancellation
+ * cancels it. Other lines wait their turn. */
 static bool early_line(struct server *s, char *line, size_t len)
 {
 	if (cancels(line, len, s->call_id.buf)) {
 		s->cancelled = true;
 		return false;
 	}
-	if (!memmem(line, len, "\"ping\"", 6))
+	if (!memmem(line, len, "\"ping\"", 6) && !memmem(line, len, "\"tools/list\"", 12))
 		return false;
 	struct jv *v = jv_parse(line, len, NULL, NULL, 0);
 	const char *method = jv_str(jv_get(v, "method"));
 	const char *version = jv_str(jv_get(v, "jsonrpc"));
 	struct sbuf id = {0};
-	if (method && strcmp(method, "ping") == 0 && version && strcmp(version, "2.0") == 0 &&
-	    id_json(jv_get(v, "id"), &id)) {
-		struct sbuf empty = {0};
-		sbuf_adds(&empty, "{}");
-		reply(id.buf, &empty);
-		sbuf_free(&empty);
-		memset(line, ' ', len);
+	if (method && version && strcmp(version, "2.0") == 0 && id_json(jv_get(v, "id"), &id)) {
+		if (strcmp(method, "ping") == 0) {
+			struct sbuf empty = {0};
+			sbuf_adds(&empty, "{}");
+			reply(id.buf, &empty);
+			sbuf_free(&empty);
+			memset(line, ' ', len);
+		} else if (strcmp(method, "tools/list") == 0) {
+			list_tools(id.buf, s->base->cfg.timeout);
+			memset(line, ' ', len);
+		}
 	}
 	sbuf_free(&id);
 	jv_free(v);

@@ -287,7 +287,7 @@ test_expect_success 'the channel is binary-safe: every byte value out of exec; a
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\\n\""
 '
 
-test_expect_success 'a ping is answered at once, also when it came with a call, and while it runs' '
+test_expect_success 'a ping or tools/list is answered at once, also when it came with a call, and while it runs' '
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"sleep 3"}
@@ -296,12 +296,16 @@ test_expect_success 'a ping is answered at once, also when it came with a call, 
 	sleep 1
 	> {"jsonrpc":"2.0","id":"p2","method":"ping"}
 	<
+	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
+	<
 	<
 	STEPS
 	mcp out --image "$IMAGE" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p1\", \"result\": {}}" &&
 	answer out 3 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p2\", \"result\": {}}" &&
-	answer out 4 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0"
+	answer out 4 "d[\"id\"] == \"l\" and len(d[\"result\"][\"tools\"]) == 6" &&
+	answer out 5 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0" &&
+	test "$(wc -l <out)" = 6
 '
 
 test_expect_success 'the workspace replaced under the same name: the server finds the new one, and stays on it' '
