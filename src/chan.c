@@ -2,6 +2,7 @@
 #include "chan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static const char *const served[] = {SCRIPT_EXEC, SCRIPT_READ, SCRIPT_WRITE, SCR
 				      SCRIPT_TAR};
 
 struct greeting {
-	const char *word; /* "ok" or "nosetsid" */
+	bool seen, nosetsid;
 };
 
 static void ignore(void *ctx, const char *buf, size_t n)
@@ -31,10 +32,9 @@ static void ignore(void *ctx, const char *buf, size_t n)
 static void on_word(void *ctx, const char *word)
 {
 	struct greeting *g = ctx;
-	if (!g->word && strcmp(word, "ok") == 0)
-		g->word = "ok";
-	else if (!g->word && strcmp(word, "nosetsid") == 0)
-		g->word = "nosetsid";
+	bool ok = strcmp(word, "ok") == 0, nosetsid = strcmp(word, "nosetsid") == 0;
+	if (!g->seen && (ok || nosetsid))
+		*g = (struct greeting){true, nosetsid};
 }
 
 /* Reads stdout until the greeting, collecting stderr for a message. */
@@ -46,18 +46,21 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 	struct marker_sink sink = {ignore, on_word, &g};
 	struct sbuf errs = {0};
 	long long end = now_ms() + OPEN_TIMEOUT_MS;
-	while (!g.word && !spawn_interrupted) {
+	int errfd = c->p.err; /* -1 once at its end, so poll does not spin */
+	while (!g.seen && !spawn_interrupted) {
 		long long left = end - now_ms();
 		if (left <= 0)
 			break;
-		struct pollfd pfd[2] = {{c->p.out, POLLIN, 0}, {c->p.err, POLLIN, 0}};
+		struct pollfd pfd[2] = {{c->p.out, POLLIN, 0}, {errfd, POLLIN, 0}};
 		if (poll(pfd, 2, (int)left) < 0)
 			continue;
 		char buf[4096];
 		if (pfd[1].revents) {
-			ssize_t r = read(c->p.err, buf, sizeof(buf));
+			ssize_t r = read(errfd, buf, sizeof(buf));
 			if (r > 0 && errs.len < 4096)
 				sbuf_add(&errs, buf, (size_t)r);
+			else if (r == 0 || (r < 0 && errno != EINTR))
+				errfd = -1;
 		}
 		if (pfd[0].revents) {
 			ssize_t r = read(c->p.out, buf, sizeof(buf));
@@ -67,8 +70,8 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 				marker_feed(&scan, buf, (size_t)r, &sink);
 		}
 	}
-	if (g.word) {
-		c->nosetsid = strcmp(g.word, "nosetsid") == 0;
+	if (g.seen) {
+		c->nosetsid = g.nosetsid;
 		sbuf_free(&errs);
 		return 0;
 	}
@@ -120,6 +123,8 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 	}
 	if (c->nosetsid)
 		stop_client(c); /* c->ctr stays: that container needs no probe again */
+	else
+		fcntl(c->p.in, F_SETFL, fcntl(c->p.in, F_GETFL) | O_NONBLOCK);
 	return 0;
 }
 

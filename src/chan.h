@@ -19,7 +19,8 @@ struct chan {
 	bool nosetsid;    /* the image cannot give a call its own process group */
 };
 
-/* Starts the server in ctr and waits for its greeting. With
+/* Starts the server in ctr and waits for its greeting (then its stdin
+ * is non-blocking, for exec.c). With
  * chan->nosetsid set on return (and 0), the image lacks setsid: calls
  * must go one engine exec each; c->ctr stays set to say for which
  * container, and chan_is_open is false. */

@@ -67,7 +67,7 @@ struct exec_state {
 	long long deadline; /* -1: none */
 	/* On a channel: the fds are the channel's, never closed here; the
 	 * request goes out before the feed. */
-	bool persistent, chan_dead;
+	bool chan_dead;
 	struct sbuf req;
 	size_t reqoff;
 	long pgid;          /* the call's process group, once the server said */
@@ -77,7 +77,7 @@ static void on_data(void *ctx, const char *buf, size_t n)
 {
 	struct stream *s = ctx;
 	struct exec_state *st = s->st;
-	if (s->done || st->broken_pipe || (st->persistent && !s->begun))
+	if (s->done || st->broken_pipe || (st->rq->chan && !s->begun))
 		return; /* a background process's output, outside the command */
 	if (s->num == 2 && !st->ready) {
 		struct sbuf *eb = &st->res->engine_err;
@@ -109,13 +109,13 @@ static void on_marker(void *ctx, const char *word)
 	else if (strncmp(word, "done:", 5) == 0 && parse_long(word + 5, 0, 255, &v)) {
 		s->done = true;
 		s->status = (int)v;
-	} else if (strcmp(word, "begin") == 0 && s->st->persistent) {
+	} else if (strcmp(word, "begin") == 0 && s->st->rq->chan) {
 		s->begun = true;
-	} else if (strncmp(word, "end:", 4) == 0 && s->st->persistent && s->begun &&
+	} else if (strncmp(word, "end:", 4) == 0 && s->st->rq->chan && s->begun &&
 		   parse_long(word + 4, 0, 255, &v)) {
 		s->ended = true;
 		s->end_status = (int)v;
-	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && s->st->persistent &&
+	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && s->st->rq->chan &&
 		   parse_long(word + 4, 2, 1L << 30, &v)) {
 		s->st->pgid = v;
 	}
@@ -166,10 +166,10 @@ static void close_fd(int *fd)
 /* Done with one of the engine's fds: closed, or on a channel, let go. */
 static void drop_fd(struct exec_state *st, int *fd, bool failed)
 {
-	if (!st->persistent)
+	if (!st->rq->chan)
 		close_fd(fd);
 	*fd = -1;
-	if (st->persistent && failed)
+	if (st->rq->chan && failed)
 		st->chan_dead = true;
 }
 
@@ -211,24 +211,24 @@ static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *c
 	bool enc = !rq->chan && !valid_utf8(cwd);
 	for (size_t i = 0; i < rq->ncmd && !enc && !rq->chan; i++)
 		enc = !valid_utf8(rq->cmd[i]);
-	if (enc) {
+	if (enc)
 		push_encoded(&cmd, cwd);
+	else
+		strvec_push(&cmd, cwd);
+	if (enc) {
 		strvec_push(&cmd, EXEC_MODE_ENCODED);
 		for (size_t i = 0; i < rq->ncmd; i++)
 			push_encoded(&cmd, rq->cmd[i]);
 	} else if (!rq->chan) {
-		strvec_push(&cmd, cwd);
 		strvec_push(&cmd, EXEC_MODE_PLAIN);
 		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
 	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "sh") == 0 &&
 		   strcmp(rq->cmd[1], "-c") == 0 && chan_serves(rq->cmd[2])) {
 		/* One of our scripts: evaluated by the wrapper, no new sh. */
-		strvec_push(&cmd, cwd);
 		strvec_push(&cmd, EXEC_MODE_CHAN_SCRIPT);
 		strvec_push(&cmd, rq->cmd[2]);
 		strvec_push_all(&cmd, rq->cmd + 4, rq->ncmd - 4);
 	} else {
-		strvec_push(&cmd, cwd);
 		strvec_push(&cmd, EXEC_MODE_CHAN);
 		if (rq->nenv) {
 			strvec_push(&cmd, "env");
@@ -329,7 +329,7 @@ static void io_round(struct exec_state *st, int wait)
 
 static bool call_ended(const struct exec_state *st)
 {
-	return st->persistent && st->s[0].ended && st->s[1].ended;
+	return st->rq->chan && st->s[0].ended && st->s[1].ended;
 }
 
 /* Runs until the engine closes its output, both done markers are in
@@ -376,7 +376,7 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 		/* A call the channel's server began can't go again: if the
 		 * server said it ended, it could not start (its words are in
 		 * engine_err); else the channel died under it. */
-		if (st->persistent && st->s[1].begun && !st->s[1].ended)
+		if (st->rq->chan && st->s[1].begun && !st->s[1].ended)
 			res->outcome = EXEC_LOST;
 	} else {
 		res->outcome = EXEC_LOST;
@@ -408,11 +408,9 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	wrapped(rq, tag, &cmd);
 	chan_request(&st->req, tag, rq->feed != NULL, cmd.v, cmd.n);
 	strvec_clear(&cmd);
-	st->persistent = true;
 	st->fds[0] = c->p.out;
 	st->fds[1] = c->p.err;
-	st->win = c->p.in;
-	fcntl(st->win, F_SETFL, fcntl(st->win, F_GETFL) | O_NONBLOCK);
+	st->win = c->p.in; /* non-blocking since chan_open */
 
 	long long start = now_ms();
 	if (rq->timeout > 0)

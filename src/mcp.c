@@ -205,7 +205,8 @@ static bool cancelled_ahead(struct server *s, const char *id)
 	return each_line(s, &off, cancels_call);
 }
 
-static void list_tools(const char *id, double timeout);
+static void request(struct server *s, const char *id, const char *method,
+		    const struct jv *params);
 
 /* While a call runs: a ping or a tools/list is answered at once (MCP
  * wants a ping prompt; neither depends on the call), and its line
@@ -223,17 +224,10 @@ static bool early_line(struct server *s, char *line, size_t len)
 	const char *method = jv_str(jv_get(v, "method"));
 	const char *version = jv_str(jv_get(v, "jsonrpc"));
 	struct sbuf id = {0};
-	if (method && version && strcmp(version, "2.0") == 0 && id_json(jv_get(v, "id"), &id)) {
-		if (strcmp(method, "ping") == 0) {
-			struct sbuf empty = {0};
-			sbuf_adds(&empty, "{}");
-			reply(id.buf, &empty);
-			sbuf_free(&empty);
-			memset(line, ' ', len);
-		} else if (strcmp(method, "tools/list") == 0) {
-			list_tools(id.buf, s->base->cfg.timeout);
-			memset(line, ' ', len);
-		}
+	if (method && (strcmp(method, "ping") == 0 || strcmp(method, "tools/list") == 0) &&
+	    version && strcmp(version, "2.0") == 0 && id_json(jv_get(v, "id"), &id)) {
+		request(s, id.buf, method, jv_get(v, "params"));
+		memset(line, ' ', len);
 	}
 	sbuf_free(&id);
 	jv_free(v);

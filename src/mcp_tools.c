@@ -74,6 +74,12 @@ static const struct param grep_params[] = {
 	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
 };
 
+/* A UTF-8 continuation byte: never where a character starts or a cut goes. */
+static bool utf8_cont(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
 /* A string of the result, or "?" (never NULL for a %s). */
 static const char *str_or(const struct jv *v)
 {
@@ -99,7 +105,7 @@ static void add_stream(struct sbuf *out, const struct jv *res, const char *name,
 		return;
 	}
 	size_t half = len / 2;
-	while (half < len && ((unsigned char)text[half] & 0xc0) == 0x80)
+	while (half < len && utf8_cont(text[half]))
 		half++;
 	sbuf_add(out, text, half);
 	sbuf_addf(out, "\n[... %lld bytes cut ...]\n", total - kept);
@@ -462,7 +468,6 @@ int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *
 	return 0;
 }
 
-
 void mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args)
 {
 	t->apply(call, args);
@@ -474,15 +479,15 @@ static void cap_text(struct sbuf *text, long limit)
 {
 	size_t chars = 0;
 	for (size_t i = 0; i < text->len; i++)
-		chars += ((unsigned char)text->buf[i] & 0xc0) != 0x80;
+		chars += !utf8_cont(text->buf[i]);
 	if (chars <= (size_t)limit)
 		return;
 	size_t keep = (size_t)limit / 2, head = 0, tail = text->len;
 	for (size_t n = 0; head < text->len; head++)
-		if (((unsigned char)text->buf[head] & 0xc0) != 0x80 && n++ == keep)
+		if (!utf8_cont(text->buf[head]) && n++ == keep)
 			break;
 	for (size_t n = 0; tail > 0;)
-		if (((unsigned char)text->buf[--tail] & 0xc0) != 0x80 && ++n == keep)
+		if (!utf8_cont(text->buf[--tail]) && ++n == keep)
 			break;
 	struct sbuf out = {0};
 	sbuf_add(&out, text->buf, head);
