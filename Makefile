@@ -34,7 +34,7 @@ build/asan/%.o: src/%.c $(wildcard src/*.h) | build
 build/asan/sandbox: $(SRCS:src/%.c=build/asan/%.o)
 	$(CC) $(ALL_CFLAGS) -fsanitize=address,undefined -o $@ $^ $(LDLIBS)
 
-build/unit/%: tests/unit/%.c tests/unit/tap.h $(LIB_SRCS:src/%.c=build/asan/%.o)
+build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_SRCS:src/%.c=build/asan/%.o)
 	@mkdir -p build/unit
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -o $@ $< \
 		$(LIB_SRCS:src/%.c=build/asan/%.o) $(LDLIBS)

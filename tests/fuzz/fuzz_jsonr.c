@@ -32,6 +32,7 @@
 
 #include "json.h"
 #include "jsonr.h"
+#include "../unit/jv_equal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -292,41 +293,6 @@ static void check_tree(const struct jv *v)
 	}
 }
 
-static bool same(const struct jv *a, const struct jv *b)
-{
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case JV_NULL:
-		return true;
-	case JV_BOOL:
-		return a->b == b->b;
-	case JV_NUMBER:
-		return a->num.text_len == b->num.text_len &&
-		       memcmp(a->num.text, b->num.text, a->num.text_len) == 0;
-	case JV_STRING:
-		return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
-	case JV_ARRAY:
-		if (a->arr.count != b->arr.count)
-			return false;
-		for (size_t i = 0; i < a->arr.count; i++)
-			if (!same(&a->arr.items[i], &b->arr.items[i]))
-				return false;
-		return true;
-	case JV_OBJECT:
-		if (a->obj.count != b->obj.count)
-			return false;
-		for (size_t i = 0; i < a->obj.count; i++) {
-			const struct jv_member *x = &a->obj.members[i], *y = &b->obj.members[i];
-			if (x->key_len != y->key_len || memcmp(x->key, y->key, x->key_len) != 0 ||
-			    !same(&x->value, &y->value))
-				return false;
-		}
-		return true;
-	}
-	return false;
-}
-
 static void emit(struct json *j, const struct jv *v)
 {
 	switch (v->type) {
@@ -388,7 +354,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct jv *w = jv_parse(j.out.buf, j.out.len, NULL, err2, sizeof(err2));
 		if (!w)
 			fprintf(stderr, "written back: %s\n", err2);
-		CHECK(w && same(v, w));
+		CHECK(w && jv_equal(v, w));
 		jv_free(w);
 		sbuf_free(&j.out);
 	} else {
@@ -404,7 +370,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jv_limits tight = {.max_depth = 2, .max_string = 4, .max_members = 3};
 	struct jv *t = jv_parse(text, size, &tight, err, sizeof(err));
 	if (t) {
-		CHECK(v && same(v, t));
+		CHECK(v && jv_equal(v, t));
 		check_tree(t);
 	}
 	jv_free(t);
