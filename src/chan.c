@@ -101,7 +101,7 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 	if (random_hex(tag, MARKER_TAG_LEN) < 0)
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	struct strvec cmd = {0}, argv = {0};
-	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "/bin/sh");
 	strvec_push(&cmd, "-c");
 	strvec_push(&cmd, SCRIPT_SERVE);
 	strvec_push(&cmd, "sandbox-chan");

@@ -46,6 +46,13 @@ static void print_exec_json(FILE *f, const char *ref, const struct exec_res *res
 	json_strn(&j, err.buf ? err.buf : "", err.len);
 	json_key(&j, "timed_out");
 	json_bool(&j, res->outcome == EXEC_TIMED_OUT);
+	json_key(&j, "oom_killed");
+	json_bool(&j, exec_oom_killed(res, status));
+	json_key(&j, "kill");
+	if (res->kill == KILL_NONE)
+		json_null(&j);
+	else
+		json_str(&j, exec_kill_word(res->kill));
 	json_key(&j, "duration_ms");
 	json_int(&j, res->duration_ms);
 	json_key(&j, "stdout_truncated");
@@ -69,15 +76,18 @@ static int outcome_status(struct app *a, const struct exec_res *res)
 {
 	switch (res->outcome) {
 	case EXEC_DONE:
+		if (!a->json && exec_oom_killed(res, res->status))
+			fprintf(stderr, "sandbox: %s: the command was killed for lack of memory (the workspace's memory limit)\n",
+				a->cmd);
 		return res->status;
 	case EXEC_TIMED_OUT:
 		if (!a->json)
-			fprintf(stderr, "sandbox: %s: timed out after %gs; the command was killed in the workspace\n",
-				a->cmd, a->cfg.timeout);
+			fprintf(stderr, "sandbox: %s: timed out after %gs; %s\n", a->cmd, a->cfg.timeout,
+				exec_kill_says(res->kill));
 		return 124;
 	case EXEC_INTERRUPTED:
 		if (!a->json)
-			fprintf(stderr, "sandbox: %s: interrupted; the command was killed in the workspace\n", a->cmd);
+			fprintf(stderr, "sandbox: %s: interrupted; %s\n", a->cmd, exec_kill_says(res->kill));
 		return 128 + (spawn_interrupted ? (int)spawn_interrupted : 2);
 	case EXEC_PIPE:
 		return 128 + 13;
@@ -111,7 +121,7 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
 	if (rc == 0 && res.outcome == EXEC_CANCELLED)
-		rc = err_set(e, ERR_INTERRUPTED, "cancelled; the command was killed in the workspace");
+		rc = err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(res.kill));
 	else if (rc == 0 && res.outcome == EXEC_NO_CWD)
 		rc = a->cwd ? err_set(e, ERR_USAGE, "--cwd %s: no such directory in the workspace", a->cwd)
 			    : err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",

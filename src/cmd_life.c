@@ -92,7 +92,7 @@ int cmd_stop(struct app *a, struct err *e)
 		struct strvec argv = {0};
 		struct sbuf errout = {0};
 		engine_stop_argv(&argv, a->engine, ws.id);
-		int status = proc_run(strvec_argv(&argv), a->envp.v, NULL, &errout, e);
+		int status = ws_engine_run(a, &argv, NULL, &errout, e);
 		if (status > 0)
 			rc = ws_engine_error("cannot stop the workspace", &errout, ERR_FAILED, e);
 		else if (status < 0)
@@ -127,7 +127,7 @@ static int run_capture(struct app *a, struct strvec *argv, struct sbuf *out,
 		       const char *what, struct err *e)
 {
 	struct sbuf errout = {0};
-	int status = proc_run(strvec_argv(argv), a->envp.v, out, &errout, e);
+	int status = ws_engine_run(a, argv, out, &errout, e);
 	strvec_clear(argv);
 	if (status > 0)
 		ws_engine_error(what, &errout, ERR_ENGINE, e);

@@ -21,6 +21,7 @@ void cfg_init(struct cfg *c)
 	c->network = xstrdup(CFG_DEFAULT_NETWORK);
 	c->pids_limit = CFG_DEFAULT_PIDS_LIMIT;
 	c->max_output = CFG_DEFAULT_MAX_OUTPUT;
+	c->engine_timeout = CFG_DEFAULT_ENGINE_TIMEOUT;
 }
 
 void cfg_free(struct cfg *c)
@@ -233,6 +234,11 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_long(v, 1, 1L << 30, &n))
 			return err_set(e, ERR_USAGE, "max_output '%s': expected a number of bytes from 1 to 1073741824", v);
 		c->max_output = n;
+	} else if (strcmp(key, "engine_timeout") == 0) {
+		double d;
+		if (!parse_seconds(v, &d) || d < 1 || d > 86400)
+			return err_set(e, ERR_USAGE, "engine_timeout '%s': expected seconds from 1 to 86400", v);
+		c->engine_timeout = d;
 	} else {
 		return err_set(e, ERR_CONFIG, "unknown key '%s'", key);
 	}

@@ -15,6 +15,7 @@
 #define CFG_DEFAULT_NETWORK "none"
 #define CFG_DEFAULT_PIDS_LIMIT 2048
 #define CFG_DEFAULT_MAX_OUTPUT (1024 * 1024)
+#define CFG_DEFAULT_ENGINE_TIMEOUT 60.0
 
 /* A bind mount; ctr NULL means the workdir, whatever it ends up being. */
 struct cfg_mount {
@@ -39,6 +40,7 @@ struct cfg {
 	char *name;
 	double timeout;     /* seconds; 0: none */
 	long max_output;    /* bytes per stream kept in JSON */
+	double engine_timeout; /* seconds an engine call of our own may take */
 };
 
 void cfg_init(struct cfg *c);

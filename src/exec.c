@@ -27,6 +27,12 @@
 /* On a channel, after a cancel: how long the server gets to say the call
  * ended before we give the channel up. */
 #define CHAN_END_MS 5000
+/* After a cancel that came before the wrapper said its process group:
+ * how long it gets to say it (it does so first thing). */
+#define PID_WAIT_MS 2000
+/* The kill exec (SCRIPT_KILL): TERM, a second, KILL, a second to see it
+ * gone, and the engine's own start-up. */
+#define KILL_MS 6000
 
 /* fired stays set until the next exec_watch: a cancellation that came
  * during one command of a tool also stops its next ones. */
@@ -63,14 +69,16 @@ struct exec_state {
 	struct stream s[2];
 	bool ready, nocwd, broken_pipe, cancelled;
 	int fds[2];         /* the engine's stdout and stderr */
-	int win;            /* its stdin, when we feed it */
+	int win;            /* its stdin */
+	struct feed *feed;  /* what goes on it after the request, or NULL */
 	long long deadline; /* -1: none */
+	long long start_deadline; /* for the ready marker; -1: none */
 	/* On a channel: the fds are the channel's, never closed here; the
 	 * request goes out before the feed. */
 	bool chan_dead;
 	struct sbuf req;
 	size_t reqoff;
-	long pgid;          /* the call's process group, once the server said */
+	long pgid;          /* the call's process group, once it is said */
 };
 
 static void on_data(void *ctx, const char *buf, size_t n)
@@ -106,6 +114,8 @@ static void on_marker(void *ctx, const char *word)
 		s->st->ready = true;
 	else if (strcmp(word, "nocwd") == 0 && s->num == 2)
 		s->st->nocwd = true;
+	else if (strcmp(word, "oom") == 0 && s->num == 2)
+		s->st->res->oom = true;
 	else if (strncmp(word, "done:", 5) == 0 && parse_long(word + 5, 0, 255, &v)) {
 		s->done = true;
 		s->status = (int)v;
@@ -115,7 +125,7 @@ static void on_marker(void *ctx, const char *word)
 		   parse_long(word + 4, 0, 255, &v)) {
 		s->ended = true;
 		s->end_status = (int)v;
-	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && s->st->rq->chan &&
+	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && !s->st->pgid &&
 		   parse_long(word + 4, 2, 1L << 30, &v)) {
 		s->st->pgid = v;
 	}
@@ -136,24 +146,70 @@ static bool pump(struct stream *s, int fd)
 	return true;
 }
 
-/* Kills the command's process group in the container (pgid: 0 when it
- * is not known here). Runs even when we were interrupted: a second signal
- * abandons it. */
-static void cancel_in_container(const struct exec_req *rq, const char *tag, long pgid)
+const char *exec_kill_says(enum exec_kill k)
 {
-	struct strvec argv = {0};
-	char group[24] = "";
-	if (pgid > 0)
-		snprintf(group, sizeof(group), "%ld", pgid);
-	char *cmd[] = {"sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", (char *)tag, group};
-	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd,
-			 ARRAY_LEN(cmd) - (pgid > 0 ? 0 : 1));
+	switch (k) {
+	case KILL_KILLED:
+		return "the command was killed in the workspace";
+	case KILL_NOT_STARTED:
+		return "the command had not started";
+	case KILL_WS_STOPPED:
+		return "the command did not stop when killed, so the workspace was stopped";
+	case KILL_FAILED:
+		return "the command could not be killed and may still be running in the workspace";
+	default:
+		return "the command had ended";
+	}
+}
+
+bool exec_oom_killed(const struct exec_res *res, int status)
+{
+	return res->outcome == EXEC_DONE && res->oom && status == 128 + SIGKILL;
+}
+
+const char *exec_kill_word(enum exec_kill k)
+{
+	static const char *const words[] = {"none", "killed", "not_started", "workspace_stopped",
+					     "failed"};
+	return words[k];
+}
+
+/* Runs argv, an engine call of our own, even when we were interrupted
+ * (a second signal cuts it short); its status, or -1. */
+static int run_anyway(struct strvec *argv, const struct exec_req *rq, struct sbuf *out,
+		      long timeout_ms)
+{
 	sig_atomic_t saved = spawn_interrupted;
 	spawn_interrupted = 0;
-	proc_run(strvec_argv(&argv), rq->envp, NULL, NULL, NULL);
+	int status = proc_run(strvec_argv(argv), rq->envp, out, NULL, timeout_ms, NULL);
 	if (!spawn_interrupted)
 		spawn_interrupted = saved;
-	strvec_clear(&argv);
+	strvec_clear(argv);
+	return status;
+}
+
+/* Kills the command's process group pgid in the container, and says
+ * what became of it. Whatever the workspace does to the kill (a
+ * shadowed sleep, a command that outlives KILL, a container that does
+ * not answer), the host bounds it, and stops the whole container when
+ * the group is not seen gone. */
+static enum exec_kill stop_in_container(const struct exec_req *rq, long pgid)
+{
+	if (pgid <= 0)
+		return KILL_NOT_STARTED;
+	struct strvec argv = {0};
+	char group[24];
+	snprintf(group, sizeof(group), "%ld", pgid);
+	char *cmd[] = {"/bin/sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", group};
+	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
+	struct sbuf out = {0};
+	int status = run_anyway(&argv, rq, &out, KILL_MS);
+	bool gone = status == 0 && out.len == 5 && memcmp(out.buf, "gone\n", 5) == 0;
+	sbuf_free(&out);
+	if (gone)
+		return KILL_KILLED;
+	engine_stop_argv(&argv, rq->engine, rq->ctr);
+	return run_anyway(&argv, rq, NULL, rq->engine_ms) == 0 ? KILL_WS_STOPPED : KILL_FAILED;
 }
 
 static void close_fd(int *fd)
@@ -191,19 +247,19 @@ static void push_encoded(struct strvec *sv, const char *s)
 	sbuf_free(&sb);
 }
 
-/* sh -c SCRIPT_EXEC sh TAG WORKDIR CWD ENC CMD..., the wrapped command.
- * The engines carry arguments as JSON strings, which turn bytes that are
- * not UTF-8 into U+FFFD: a command line holding such bytes goes encoded
- * (never on a channel, which carries bytes). There, the command's
- * environment goes in front of it through env(1). */
-static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *cmd_out)
+/* /bin/sh -c SCRIPT_EXEC sh WORKDIR CWD MODE INPUT CMD..., the wrapped
+ * command (its tag goes on stdin). The engines carry arguments as JSON
+ * strings, which turn bytes that are not UTF-8 into U+FFFD: a command
+ * line holding such bytes goes encoded (never on a channel, which
+ * carries bytes). There, the command's environment goes in front of it
+ * through env(1). */
+static void wrapped(const struct exec_req *rq, struct strvec *cmd_out)
 {
 	struct strvec cmd = {0};
-	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "/bin/sh");
 	strvec_push(&cmd, "-c");
 	strvec_push(&cmd, SCRIPT_EXEC);
 	strvec_push(&cmd, "sh");
-	strvec_push(&cmd, tag);
 	strvec_push(&cmd, rq->workdir ? rq->workdir : "");
 	/* A leading '-' would make cd read an option. */
 	char *cwd = xasprintf("%s%s", rq->cwd && rq->cwd[0] == '-' ? "./" : "",
@@ -215,21 +271,26 @@ static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *c
 		push_encoded(&cmd, cwd);
 	else
 		strvec_push(&cmd, cwd);
+	const char *input = rq->feed || rq->interactive ? "1" : "0";
 	if (enc) {
 		strvec_push(&cmd, EXEC_MODE_ENCODED);
+		strvec_push(&cmd, input);
 		for (size_t i = 0; i < rq->ncmd; i++)
 			push_encoded(&cmd, rq->cmd[i]);
 	} else if (!rq->chan) {
 		strvec_push(&cmd, EXEC_MODE_PLAIN);
+		strvec_push(&cmd, input);
 		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
-	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "sh") == 0 &&
+	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "/bin/sh") == 0 &&
 		   strcmp(rq->cmd[1], "-c") == 0 && chan_serves(rq->cmd[2])) {
 		/* One of our scripts: evaluated by the wrapper, no new sh. */
 		strvec_push(&cmd, EXEC_MODE_CHAN_SCRIPT);
+		strvec_push(&cmd, input);
 		strvec_push(&cmd, rq->cmd[2]);
 		strvec_push_all(&cmd, rq->cmd + 4, rq->ncmd - 4);
 	} else {
 		strvec_push(&cmd, EXEC_MODE_CHAN);
+		strvec_push(&cmd, input);
 		if (rq->nenv) {
 			strvec_push(&cmd, "env");
 			strvec_push_all(&cmd, rq->env, rq->nenv);
@@ -240,12 +301,12 @@ static void wrapped(const struct exec_req *rq, const char *tag, struct strvec *c
 	*cmd_out = cmd;
 }
 
-static void build_argv(const struct exec_req *rq, const char *tag, struct strvec *argv)
+/* The engine client always gets a pipe for stdin: the tag goes first. */
+static void build_argv(const struct exec_req *rq, struct strvec *argv)
 {
 	struct strvec cmd;
-	wrapped(rq, tag, &cmd);
-	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv,
-			 rq->interactive || rq->feed, cmd.v, cmd.n);
+	wrapped(rq, &cmd);
+	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv, true, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 }
 
@@ -255,12 +316,11 @@ static void setup_pipes(struct exec_state *st, struct proc *p)
 	st->fds[1] = p->err;
 	st->win = p->in;
 	p->in = p->out = p->err = -1;
-	if (st->win >= 0)
-		fcntl(st->win, F_SETFL, fcntl(st->win, F_GETFL) | O_NONBLOCK);
+	fcntl(st->win, F_SETFL, fcntl(st->win, F_GETFL) | O_NONBLOCK);
 #ifdef F_SETPIPE_SZ
 	/* Bigger pipes to and from the engine client: fewer wake-ups per
 	 * mebibyte on bulk transfers (write, read --raw). */
-	if (st->win >= 0)
+	if (st->feed)
 		fcntl(st->win, F_SETPIPE_SZ, 1 << 20);
 	fcntl(st->fds[0], F_SETPIPE_SZ, 1 << 20);
 #endif
@@ -277,7 +337,15 @@ static enum exec_outcome must_stop(const struct exec_state *st, long long now)
 		return EXEC_CANCELLED;
 	if (st->deadline >= 0 && now >= st->deadline)
 		return EXEC_TIMED_OUT;
+	if (!st->ready && st->start_deadline >= 0 && now >= st->start_deadline)
+		return EXEC_START_LATE;
 	return EXEC_DONE;
+}
+
+/* The nearer of two deadlines (-1: none). */
+static long long nearer(long long a, long long b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 /* Writes the request, then the feed; false when the reader is gone. */
@@ -292,15 +360,20 @@ static bool write_input(struct exec_state *st, struct feed *in)
 
 static bool input_done(struct exec_state *st)
 {
-	struct feed *in = st->rq->feed;
+	struct feed *in = st->feed;
 	return st->reqoff == st->req.len && (!in || feed_done(in));
 }
 
 /* One round of poll: output in, input out. */
 static void io_round(struct exec_state *st, int wait)
 {
-	struct feed *in = st->win >= 0 ? st->rq->feed : NULL;
+	struct feed *in = st->win >= 0 ? st->feed : NULL;
 	bool out_ready = st->win >= 0 && (st->reqoff < st->req.len || (in && feed_ready(in)));
+	/* A raw feed ends with nothing left to write: no POLLOUT tells. */
+	if (st->win >= 0 && !out_ready && input_done(st)) {
+		drop_fd(st, &st->win, false);
+		in = NULL;
+	}
 	bool src_wanted = in && !out_ready && feed_wants_src(in);
 	struct pollfd pfd[5] = {
 		{st->fds[0], POLLIN, 0}, {st->fds[1], POLLIN, 0},
@@ -346,7 +419,8 @@ static enum exec_outcome io_loop(struct exec_state *st)
 		enum exec_outcome stop = must_stop(st, now);
 		if (stop != EXEC_DONE)
 			return stop;
-		long long until = grace_end >= 0 ? grace_end : st->deadline;
+		long long until = grace_end >= 0 ? grace_end : nearer(st->deadline,
+			st->ready ? -1 : st->start_deadline);
 		io_round(st, until < 0 ? -1 : (int)(until - now));
 	}
 	/* A client sharing our terminal dies of the same Ctrl-C, closing the
@@ -361,9 +435,6 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 	struct exec_res *res = st->res;
 	if (st->s[0].done && st->s[1].done) {
 		res->outcome = EXEC_DONE;
-		/* The marker's status, not the engine client's: the client can
-		 * fail on its own after the command ended (Podman, when the
-		 * command stopped reading a stdin it was still sending). */
 		res->status = st->s[1].status;
 	} else if (cancelled != EXEC_DONE) {
 		res->outcome = cancelled;
@@ -405,7 +476,7 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	const struct exec_req *rq = st->rq;
 	struct chan *c = rq->chan;
 	struct strvec cmd;
-	wrapped(rq, tag, &cmd);
+	wrapped(rq, &cmd);
 	chan_request(&st->req, tag, rq->feed != NULL, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 	st->fds[0] = c->p.out;
@@ -420,7 +491,7 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	enum exec_outcome cancelled = io_loop(st);
 	bool both_done = st->s[0].done && st->s[1].done;
 	if (cancelled != EXEC_DONE && !both_done) {
-		cancel_in_container(rq, tag, st->pgid);
+		st->res->kill = stop_in_container(rq, st->pgid);
 		if (!input_done(st))
 			st->chan_dead = true;
 		long long limit = now_ms() + CHAN_END_MS;
@@ -434,7 +505,7 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
 	if (st->chan_dead && cancelled == EXEC_DONE && st->s[1].begun && !both_done)
-		cancel_in_container(rq, tag, st->pgid);
+		st->res->kill = stop_in_container(rq, st->pgid);
 	st->res->duration_ms = now_ms() - start;
 	flush_all(st);
 	sbuf_free(&st->req);
@@ -445,53 +516,91 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	classify(st, cancelled, st->s[1].ended ? st->s[1].end_status : 255);
 }
 
+/* After a cancel: the wrapper says its process group first thing, so a
+ * client still running gets a moment to say it before it is killed. */
+static void await_pgid(struct exec_state *st)
+{
+	long long end = now_ms() + PID_WAIT_MS;
+	for (long long left; !st->pgid && st->fds[1] >= 0 && (left = end - now_ms()) > 0;)
+		io_round(st, (int)left);
+}
+
+/* One call as an engine exec of its own. The tag goes as the first line
+ * of its stdin, then the feed, or our own stdin (interactive). */
+static int run_alone(struct exec_state *st, const char *tag, struct err *e)
+{
+	const struct exec_req *rq = st->rq;
+	struct feed raw;
+	bool own_raw = rq->interactive && !rq->feed;
+	if (own_raw)
+		feed_init_raw(&raw, 0);
+	st->feed = own_raw ? &raw : rq->feed;
+	sbuf_addf(&st->req, "%s\n", tag);
+
+	struct strvec argv = {0};
+	build_argv(rq, &argv);
+	long long start = now_ms();
+	struct proc p;
+	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
+	strvec_clear(&argv);
+	if (rc < 0)
+		goto out;
+	setup_pipes(st, &p);
+	if (rq->timeout > 0)
+		st->deadline = start + (long long)(rq->timeout * 1000);
+	if (rq->engine_ms > 0)
+		st->start_deadline = start + rq->engine_ms;
+
+	enum exec_outcome cancelled = io_loop(st);
+	bool both_done = st->s[0].done && st->s[1].done;
+	if (cancelled != EXEC_DONE && !both_done)
+		await_pgid(st);
+	close_fd(&st->win);
+	/* Still open: a background process holds the pipes, or we cancel. The
+	 * local client goes first: left with full pipes nobody reads, it
+	 * stalls the daemon, and the kill exec below would hang behind it. */
+	bool killed = st->fds[0] >= 0 || st->fds[1] >= 0;
+	if (killed) {
+		kill(-p.pid, SIGKILL);
+		kill(p.pid, SIGKILL);
+	}
+	close_fd(&st->fds[0]);
+	close_fd(&st->fds[1]);
+	int engine_status = proc_wait_for(&p, PROC_TERM_MS);
+	if (cancelled != EXEC_DONE && !both_done)
+		st->res->kill = stop_in_container(rq, st->pgid);
+	st->res->duration_ms = now_ms() - start;
+	flush_all(st);
+	classify(st, cancelled, engine_status);
+	/* The wrapper exits with the status it reports: a client that ended
+	 * on its own with another one did not run the wrapper that spoke. */
+	if (st->res->outcome == EXEC_DONE && !killed && engine_status != st->res->status) {
+		st->res->outcome = EXEC_UNTRUSTED;
+		st->res->engine_status = engine_status;
+	}
+out:
+	sbuf_free(&st->req);
+	if (own_raw)
+		feed_free(&raw);
+	return rc;
+}
+
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 {
 	char tag[MARKER_TAG_LEN + 1];
 	if (random_hex(tag, MARKER_TAG_LEN) < 0)
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	memset(res, 0, sizeof(*res));
-	struct exec_state st = {.rq = rq, .res = res, .deadline = -1};
+	struct exec_state st = {.rq = rq, .res = res, .deadline = -1, .start_deadline = -1};
 	for (int i = 0; i < 2; i++) {
 		st.s[i].st = &st;
 		st.s[i].num = i + 1;
 		marker_init(&st.s[i].scan, tag);
 	}
-	if (rq->chan) {
-		run_on_chan(&st, tag);
-		return 0;
-	}
-
-	struct strvec argv = {0};
-	build_argv(rq, tag, &argv);
-	long long start = now_ms();
-	struct proc p;
-	enum spawn_io in = rq->feed ? IO_PIPE : rq->interactive ? IO_INHERIT : IO_NULL;
-	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp, in, IO_PIPE, IO_PIPE, e);
-	strvec_clear(&argv);
-	if (rc < 0)
-		return -1;
-	setup_pipes(&st, &p);
-	if (rq->timeout > 0)
-		st.deadline = start + (long long)(rq->timeout * 1000);
-
-	enum exec_outcome cancelled = io_loop(&st);
-	close_fd(&st.win);
-	bool both_done = st.s[0].done && st.s[1].done;
-	/* Still open: a background process holds the pipes, or we cancel. The
-	 * local client goes first: left with full pipes nobody reads, it
-	 * stalls the daemon, and the kill exec below would hang behind it. */
-	bool killed = st.fds[0] >= 0 || st.fds[1] >= 0;
-	if (killed)
-		kill(p.pid, SIGKILL);
-	close_fd(&st.fds[0]);
-	close_fd(&st.fds[1]);
-	int engine_status = proc_wait(&p);
-	if (cancelled != EXEC_DONE && !both_done)
-		cancel_in_container(rq, tag, 0);
-	res->duration_ms = now_ms() - start;
-	flush_all(&st);
-	classify(&st, cancelled, engine_status);
+	if (!rq->chan)
+		return run_alone(&st, tag, e);
+	st.feed = rq->feed;
+	run_on_chan(&st, tag);
 	return 0;
 }
 

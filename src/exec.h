@@ -34,6 +34,7 @@ struct exec_req {
 	bool interactive;      /* the command reads our stdin */
 	struct feed *feed;     /* or: the command's stdin, framed (feed.h) */
 	double timeout;        /* seconds; 0: none */
+	long engine_ms;        /* the engine's time to start it, and to kill it */
 	struct exec_sink sink;
 	/* Run through this open channel instead of an engine exec of its
 	 * own; then a feed must be a buffer, and interactive is false. */
@@ -49,15 +50,40 @@ enum exec_outcome {
 	EXEC_INTERRUPTED, /* killed in the container on a signal to us */
 	EXEC_PIPE,        /* killed in the container: our stdout was closed */
 	EXEC_CANCELLED,   /* killed in the container: the watch said so */
+	EXEC_START_LATE,  /* the engine did not start it within engine_ms */
+	EXEC_UNTRUSTED,   /* the markers and the engine disagree on its status */
+};
+
+/* What a cancel (timeout, signal, cancellation) did in the container. */
+enum exec_kill {
+	KILL_NONE,        /* nothing to do: the command had ended */
+	KILL_KILLED,      /* its process group is gone */
+	KILL_NOT_STARTED, /* it had not said its process group: not started */
+	KILL_WS_STOPPED,  /* the group was not seen gone: the container stopped */
+	KILL_FAILED,      /* neither worked: it may still run */
 };
 
 struct exec_res {
 	enum exec_outcome outcome;
 	int status;             /* with EXEC_DONE */
+	int engine_status;      /* with EXEC_UNTRUSTED: the engine client's */
+	enum exec_kill kill;    /* after a cancel */
+	bool oom;               /* the kernel killed a process of the container
+				 * for lack of memory while it ran */
 	struct sbuf engine_err; /* what the engine said, when not started */
 	long long duration_ms;
 	bool chan_lost;         /* the channel died (and is closed now) */
 };
+
+/* What became of a cancelled command, for a message: "the command was
+ * killed in the workspace", ... */
+const char *exec_kill_says(enum exec_kill k);
+/* The same as one word for --json: "killed", "not_started",
+ * "workspace_stopped", "failed" (or "none"). */
+const char *exec_kill_word(enum exec_kill k);
+
+/* A status of 137 (SIGKILL) that came with an out-of-memory kill. */
+bool exec_oom_killed(const struct exec_res *res, int status);
 
 /* Returns 0 when the outcome is known (see res), or -1 with e set when
  * the engine could not even be run. */

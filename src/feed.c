@@ -29,6 +29,13 @@ void feed_init_fd(struct feed *f, int fd)
 	}
 }
 
+void feed_init_raw(struct feed *f, int fd)
+{
+	feed_init_fd(f, fd);
+	f->raw = true;
+	f->hashing = false;
+}
+
 void feed_init_buf(struct feed *f, const char *buf, size_t len)
 {
 	init(f);
@@ -114,6 +121,15 @@ bool feed_ready(struct feed *f)
 		return true;
 	if (f->ended || f->src_errno)
 		return false;
+	if (f->raw) {
+		if (f->nstage) {
+			payload(f, f->stage, f->nstage);
+			f->nstage = 0;
+		} else if (f->src_eof || (f->src_sized && !f->src_left)) {
+			f->ended = true;
+		}
+		return pending(f);
+	}
 	if (!f->started && f->src_sized) {
 		f->started = true;
 		header(f, f->src_left);

@@ -31,6 +31,7 @@ struct feed {
 	const char *pay;       /* payload being written */
 	size_t paylen, payoff;
 	bool started, ended;
+	bool raw;              /* no frames */
 	unsigned long long sent;
 	bool hashing;          /* keep hash; it costs a core's time per byte */
 	struct sha256 hash;
@@ -38,6 +39,9 @@ struct feed {
 
 void feed_init_fd(struct feed *f, int fd);
 void feed_init_buf(struct feed *f, const char *buf, size_t len);
+/* The bytes of fd as they are, no frames, until its end (or, for a
+ * regular file, its size when this was called): exec's stdin. */
+void feed_init_raw(struct feed *f, int fd);
 void feed_free(struct feed *f);
 /* A buffer source starts again from its first byte, to be sent anew. */
 void feed_rewind(struct feed *f);

@@ -5,22 +5,40 @@ const char SCRIPT_KEEPALIVE[] =
 	"trap 'exit 0' TERM INT HUP\n"
 	"while :; do sleep 3600 & wait $!; done\n";
 
-/* With MODE 1, CWD and every argument come encoded (a byte as \\0ooo, see
+/* The PATH of our own scripts: the system's directories only, so that
+ * nothing a command drops into /usr/local/bin (or a PATH of its
+ * environment) runs in their place. */
+#define SAFE_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
+
+/* The call's TAG comes as the first line of stdin, never as an argument:
+ * another process of the workspace can read any command line
+ * (/proc/PID/cmdline), and with the tag it could forge this call's
+ * markers. With INPUT 1 the rest of stdin is the command's; else it gets
+ * /dev/null. t is unset first: an exported t would carry the tag into
+ * the command's environment.
+ * With MODE 1, CWD and every argument come encoded (a byte as \\0ooo, see
  * exec.c) and are decoded here: the engines carry arguments as JSON, which
  * cannot hold bytes that are not UTF-8. The "x" keeps a trailing newline
  * from being eaten by the command substitution. MODE 2 and 3 are for a
- * channel's calls, which are made a session of their own by the channel
- * (setsid) and cost what they fork: no pid file (SCRIPT_KILL finds the
- * wrapper in /proc), and with 3 the command is one of our constant
- * scripts with its arguments, run by eval in the subshell rather than by
- * a new sh.
+ * channel's calls, whose process group the channel reports; with 3 the
+ * command is one of our constant scripts with its arguments, run by eval
+ * in the subshell (under SAFE_PATH) rather than by a new sh. Else the
+ * command gets the PATH it came with.
  * The command runs in a subshell, so that a special builtin (`exit 3`,
  * `cd`) acts there and the wrapper always reaches its done marker.
  * `docker exec` makes the wrapper a process-group leader; its children
- * stay in that group unless they call setsid. */
+ * stay in that group unless they call setsid: "pid" says which group.
+ * "oom" says that the kernel killed a process of the container for lack
+ * of memory while the command ran (the cgroup's oom_kill count, v2 or
+ * v1, went up). */
 const char SCRIPT_EXEC[] =
-	"t=$1 w=$2 d=$3 x=$4\n"
+	"unset t\n"
+	"IFS= read -r t || exit 125\n"
+	"w=$1 d=$2 x=$3 i=$4 o=${PATH-} u=${PATH+1}\n"
 	"shift 4\n"
+	SAFE_PATH
+	"[ \"$i\" = 1 ] || exec </dev/null\n"
+	"[ \"$x\" -ge 2 ] || printf '\\036%s:pid:%d\\036' \"$t\" $$ >&2\n"
 	"if [ \"$x\" = 1 ]; then\n"
 	"  d=$(printf '%bx' \"$d\"); d=${d%x}\n"
 	"  n=$#\n"
@@ -28,60 +46,50 @@ const char SCRIPT_EXEC[] =
 	"    a=$(printf '%bx' \"$1\"); shift; set -- \"$@\" \"${a%x}\"; n=$((n - 1))\n"
 	"  done\n"
 	"fi\n"
-	"p=/tmp/.sandbox-exec-$t k=\n"
-	"if [ \"$x\" -lt 2 ]; then k=1; { echo $$ >\"$p.pid\"; } 2>/dev/null; fi\n"
-	"if [ -e \"$p.stop\" ]; then rm -f \"$p.pid\" \"$p.stop\"; exit 124; fi\n"
 	"e=\n"
 	"if [ -n \"$w\" ] && ! cd \"$w\" 2>/dev/null &&\n"
 	"   ! { mkdir -p \"$w\" && cd \"$w\"; } 2>/dev/null; then e=1\n"
 	"elif [ -n \"$d\" ] && ! cd \"$d\" 2>/dev/null; then e=1\n"
 	"fi\n"
-	"if [ -n \"$e\" ]; then\n"
-	"  [ -z \"$k\" ] || rm -f \"$p.pid\"; printf '\\036%s:nocwd\\036' \"$t\" >&2; exit 1\n"
-	"fi\n"
+	"if [ -n \"$e\" ]; then printf '\\036%s:nocwd\\036' \"$t\" >&2; exit 1; fi\n"
+	"k() {\n"
+	"  K=\n"
+	"  for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do\n"
+	"    [ -r \"$f\" ] || continue\n"
+	"    while read -r a b; do [ \"$a\" = oom_kill ] && K=$b; done <\"$f\"\n"
+	"  done\n"
+	"}\n"
+	"k; m=$K\n"
 	"printf '\\036%s:ready\\036' \"$t\" >&2\n"
-	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x p k e; eval \"$c\"); else (\"$@\"); fi\n"
+	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x i o u e m K; eval \"$c\")\n"
+	"else (if [ -n \"$u\" ]; then PATH=$o; else unset PATH; fi; unset t w d x i o u e m K; \"$@\")\n"
+	"fi\n"
 	"s=$?\n"
-	"[ -z \"$k\" ] || rm -f \"$p.pid\"\n"
+	"k; [ \"$K\" = \"$m\" ] || printf '\\036%s:oom\\036' \"$t\" >&2\n"
 	"printf '\\036%s:done:%d\\036' \"$t\" \"$s\"\n"
 	"printf '\\036%s:done:%d\\036' \"$t\" \"$s\" >&2\n"
 	"exit \"$s\"\n";
 
-/* BusyBox's kill takes no `--`: a negative pid goes right after the
- * signal. Fractional sleep is not everywhere, hence the fallback. A
- * channel's call comes with its process group (PGID): no file needed.
- * Else, when /tmp could not hold the pid file (a read-only root), the
- * wrapper is found by its arguments, "sh TAG ...", in /proc, as the one of
- * them that leads its process group (its subshells have the same
- * arguments); this script runs as $0 = sandbox-kill so that it never
- * finds itself. Not `: >file`: a
- * redirection error on a special builtin would end the script. */
+/* TERM to the process group PGID, KILL when it is still there a second
+ * later, then says whether it is gone: "gone" or "alive" on stdout. Only
+ * builtins but sleep, which comes from SAFE_PATH; whatever the
+ * workspace does to it, the host bounds this call and treats any other
+ * answer as "alive". BusyBox's kill takes no `--`: a negative pid goes
+ * right after the signal. Fractional sleep is not everywhere, hence the
+ * fallback. */
 const char SCRIPT_KILL[] =
-	"p=/tmp/.sandbox-exec-$1 g=$2\n"
-	"if [ -z \"$g\" ]; then\n"
-	"  { true >\"$p.stop\"; } 2>/dev/null\n"
-	"  { read -r g <\"$p.pid\"; } 2>/dev/null\n"
-	"fi\n"
-	"if [ -z \"$g\" ]; then\n"
-	"  for f in /proc/[0-9]*/cmdline; do\n"
-	"    case $(tr '\\000' ' ' <\"$f\" 2>/dev/null) in\n"
-	"    *\" sh $1 \"*)\n"
-	"      n=${f#/proc/}; n=${n%/cmdline} q=\n"
-	"      { read -r a b c d q r <\"/proc/$n/stat\"; } 2>/dev/null\n"
-	"      if [ \"$q\" = \"$n\" ]; then g=$n; break; fi ;;\n"
-	"    esac\n"
-	"  done\n"
-	"fi\n"
-	"if [ -n \"$g\" ]; then\n"
-	"  kill -15 -\"$g\" 2>/dev/null\n"
+	SAFE_PATH
+	"g=$1\n"
+	"kill -15 -\"$g\" 2>/dev/null || { echo gone; exit 0; }\n"
+	"w() {\n"
 	"  i=0\n"
 	"  while [ $i -lt 10 ] && kill -0 -\"$g\" 2>/dev/null; do\n"
 	"    sleep 0.1 2>/dev/null || sleep 1; i=$((i+1))\n"
 	"  done\n"
-	"  kill -9 -\"$g\" 2>/dev/null\n"
-	"  rm -f \"$p.pid\" \"$p.stop\"\n"
-	"fi\n"
-	"exit 0\n";
+	"}\n"
+	"w\n"
+	"kill -9 -\"$g\" 2>/dev/null && w\n"
+	"if kill -0 -\"$g\" 2>/dev/null; then echo alive; else echo gone; fi\n";
 
 /* Refusals first, so that the host can name the reason; [ -f ] last, so
  * that a FIFO or a device is refused rather than read forever. */
@@ -92,6 +100,7 @@ const char SCRIPT_KILL[] =
 	"if [ ! -r \"$" v "\" ]; then echo 'E denied'; exit 0; fi\n"
 
 const char SCRIPT_READ[] =
+	SAFE_PATH
 	"f=$1\n"
 	CHECK_READABLE("f")
 	"n=$(stat -c %s -- \"$f\") || exit 1\n"
@@ -108,6 +117,7 @@ const char SCRIPT_READ[] =
  * stdin before it exits: Podman, when its stdin copy fails, can drop the
  * command's last output, and with it the answer and the done markers. */
 const char SCRIPT_WRITE[] =
+	SAFE_PATH
 	"f=$1 t=$2 x=$3 z=$4 p=\n"
 	"no() { [ -z \"$p\" ] || rm -f \"$p\"; echo \"E $1\"; cat >/dev/null 2>&1; exit 0; }\n"
 	"if [ -n \"$x\" ] && ! command -v sha256sum >/dev/null 2>&1; then no nosha; fi\n"
@@ -150,6 +160,7 @@ const char SCRIPT_WRITE[] =
 	"echo \"OK $c\"\n";
 
 const char SCRIPT_LIST[] =
+	SAFE_PATH
 	"d=$1\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ ! -d \"$d\" ]; then echo 'E notdir'; exit 0; fi\n"
@@ -165,6 +176,7 @@ const char SCRIPT_LIST[] =
  * the host reads them as one stream. dd gathers tar's small writes into
  * 64 KiB ones, which the engine carries much faster. */
 const char SCRIPT_TAR[] =
+	SAFE_PATH
 	"d=$1\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ -f \"$d\" ]; then\n"
@@ -188,6 +200,7 @@ const char SCRIPT_TAR[] =
  * /dev/null, hence the requests' stdin kept as fd 3 for frames. The second
  * wait is for frames, still draining when the call stopped reading. */
 const char SCRIPT_SERVE[] =
+	SAFE_PATH
 	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6\n"
 	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
 	"printf '\\036%s:ok\\036' \"$T\"\n"
@@ -213,8 +226,8 @@ const char SCRIPT_SERVE[] =
 	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
 	"  done\n"
 	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
-	"  if [ \"$i\" = 1 ]; then frames <&3 | setsid \"$@\" 3<&- &\n"
-	"  else setsid \"$@\" </dev/null 3<&- &\n"
+	"  if [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | setsid \"$@\" 3<&- &\n"
+	"  else echo \"$t\" | setsid \"$@\" 3<&- &\n"
 	"  fi\n"
 	"  printf '\\036%s:pid:%d\\036' \"$t\" \"$!\" >&2\n"
 	"  wait \"$!\"; s=$?; wait\n"

@@ -8,23 +8,25 @@
  * SIGTERM, so `stop` takes no time. */
 extern const char SCRIPT_KEEPALIVE[];
 
-/* Runs one command: sh -c SCRIPT_EXEC sh TAG WORKDIR CWD MODE CMD [ARG...].
- * MODE "0": as it is; "1": CWD and the command line are encoded (exec.c)
- * and decoded first; "2": on a channel, no pid file; "3": as 2, and CMD
- * is the text of one of our scripts, ARGs its arguments. Enters WORKDIR (creating it if missing), then CWD (relative to it).
- * Its $0 must be "sh": SCRIPT_KILL finds it by "sh TAG" when /tmp is
- * read-only. Records its process group in /tmp for SCRIPT_KILL, writes a ready marker
- * on stderr, runs the command, then a done marker carrying the status on
- * stdout and on stderr. Markers are "\036TAG:WORD\036". */
+/* Runs one command: /bin/sh -c SCRIPT_EXEC sh WORKDIR CWD MODE INPUT CMD
+ * [ARG...], with the call's TAG as the first line of stdin (INPUT 1: the
+ * rest is the command's stdin). MODE "0": as it is; "1": CWD and the
+ * command line are encoded (exec.c) and decoded first; "2": on a
+ * channel; "3": as 2, and CMD is the text of one of our scripts, ARGs its
+ * arguments. Says its process group ("pid:PGID", modes 0 and 1) and
+ * then, once it entered WORKDIR (created if missing) and CWD (relative
+ * to it), "ready" on stderr (or "nocwd" and exit 1); runs the command,
+ * then a done marker carrying the status on stdout and on stderr, and
+ * exits with that status. Markers are "\036TAG:WORD\036". */
 extern const char SCRIPT_EXEC[];
 #define EXEC_MODE_PLAIN "0"
 #define EXEC_MODE_ENCODED "1"
 #define EXEC_MODE_CHAN "2"
 #define EXEC_MODE_CHAN_SCRIPT "3"
 
-/* Stops a command run by SCRIPT_EXEC: sh -c SCRIPT_KILL sandbox-kill TAG
- * [PGID]. TERM to its process group, KILL a second later; without PGID,
- * a stop file too, for a wrapper that has not started yet. */
+/* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
+ * PGID. TERM to its process group, KILL a second later; answers "gone"
+ * or "alive" on stdout. */
 extern const char SCRIPT_KILL[];
 
 /* The persistent channel (chan.h): sh -c SCRIPT_SERVE sandbox-chan TAG
@@ -35,9 +37,10 @@ extern const char SCRIPT_KILL[];
  *   TAG \n  STDIN (0 or 1) \n  NARGS \n  then NARGS lines, each "=VALUE",
  *   "\\ENCODED" (printf %b: a value holding a newline) or "@N"
  * and with STDIN 1, frames (feed.h) that become the call's stdin. Each
- * call runs under setsid, between "begin" and "end:STATUS" markers on both
- * streams, with "pid:PGID" on stderr once it started; output outside them
- * belongs to no call. */
+ * call runs under setsid, its TAG as the first line of its stdin (as
+ * SCRIPT_EXEC wants it), between "begin" and "end:STATUS" markers on
+ * both streams, with "pid:PGID" on stderr once it started; output outside
+ * them belongs to no call. */
 extern const char SCRIPT_SERVE[];
 
 

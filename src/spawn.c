@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "quote.h"
@@ -127,6 +128,46 @@ out:
 	return rc;
 }
 
+/* The client and whatever it started (ssh, for a remote daemon): it
+ * leads a process group of its own (proc_spawn). */
+static void kill_client(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
+static int wait_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+int proc_wait_for(struct proc *p, long long ms)
+{
+	if (p->pid < 0)
+		return -1;
+	long long end = now_ms() + (ms > 0 ? ms : 0);
+	for (;;) {
+		int st;
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+		if (r == p->pid) {
+			p->pid = -1;
+			return wait_status(st);
+		}
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_ms() >= end)
+			break;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill_client(p->pid);
+	return proc_wait(p);
+}
+
 int proc_wait(struct proc *p)
 {
 	int st;
@@ -137,11 +178,7 @@ int proc_wait(struct proc *p)
 			return -1;
 	}
 	p->pid = -1;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return -1;
+	return wait_status(st);
 }
 
 void proc_close(struct proc *p)
@@ -154,31 +191,43 @@ void proc_close(struct proc *p)
 	}
 }
 
-/* Reads what is there on fd into sb (or discards it); false at EOF or on
- * an error that will not go away. */
+/* Reads what is there on fd into sb (or discards it), keeping at most
+ * PROC_OUT_MAX bytes; false at EOF or on an error that will not go away. */
 static bool drain(int fd, struct sbuf *sb)
 {
 	char buf[16384];
 	ssize_t r = read(fd, buf, sizeof(buf));
-	if (r > 0 && sb)
-		sbuf_add(sb, buf, (size_t)r);
+	if (r > 0 && sb && sb->len < PROC_OUT_MAX) {
+		size_t room = PROC_OUT_MAX - sb->len;
+		sbuf_add(sb, buf, (size_t)r < room ? (size_t)r : room);
+	}
 	return r > 0 || (r < 0 && errno == EINTR);
 }
 
 int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
-	     struct sbuf *errout, struct err *e)
+	     struct sbuf *errout, long timeout_ms, struct err *e)
 {
 	struct proc p;
 	if (proc_spawn(&p, argv, envp, IO_NULL, IO_PIPE, IO_PIPE, e) < 0)
 		return -1;
-	bool killed = false;
+	long long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
+	bool interrupted = false, late = false;
 	while (p.out >= 0 || p.err >= 0) {
-		if (spawn_interrupted && !killed) {
+		long long now = now_ms();
+		if (spawn_interrupted && !interrupted) {
+			/* It gets a moment to end on its own, no more. */
 			kill(p.pid, SIGTERM);
-			killed = true;
+			interrupted = true;
+			if (deadline < 0 || deadline > now + PROC_TERM_MS)
+				deadline = now + PROC_TERM_MS;
+		}
+		if (deadline >= 0 && now >= deadline) {
+			late = !interrupted;
+			kill_client(p.pid);
+			break;
 		}
 		struct pollfd pfd[2] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0}};
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 2, deadline < 0 ? -1 : (int)(deadline - now)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -193,9 +242,14 @@ int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 		}
 	}
 	proc_close(&p);
-	int status = proc_wait(&p);
-	if (killed)
+	/* Its output closed: it ends now, or is made to. */
+	int status = proc_wait_for(&p, deadline < 0 ? PROC_TERM_MS : deadline - now_ms());
+	if (interrupted)
 		return err_set(e, ERR_INTERRUPTED, "interrupted");
+	if (late)
+		return err_set(e, ERR_ENGINE, "%s did not answer within %gs (engine_timeout); is the engine reachable?",
+			       strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
+			       (double)timeout_ms / 1000);
 	if (status < 0)
 		return err_set(e, ERR_ENGINE, "lost track of %s", argv[0]);
 	return status;

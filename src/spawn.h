@@ -33,12 +33,20 @@ int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 /* Waits for the child; returns its status as a shell would: the exit
  * code, or 128+N for a signal. */
 int proc_wait(struct proc *p);
+/* The same, but after ms the child (and its process group) is killed. */
+int proc_wait_for(struct proc *p, long long ms);
 void proc_close(struct proc *p);
 
+/* What proc_run keeps of each stream: an engine's answers are small. */
+#define PROC_OUT_MAX (4 * 1024 * 1024)
+/* How long a client gets to end after SIGTERM or after closing its output. */
+#define PROC_TERM_MS 3000
+
 /* Runs argv to completion, collecting stdout and stderr (either may be
- * NULL to discard). Returns the exit status, or -1 with e set when it
- * could not be started or was interrupted. */
+ * NULL to discard; at most PROC_OUT_MAX bytes each). After timeout_ms
+ * (<= 0: none) the client is killed. Returns the exit status, or -1 with
+ * e set when it could not be started, was interrupted or was late. */
 int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
-	     struct sbuf *errout, struct err *e);
+	     struct sbuf *errout, long timeout_ms, struct err *e);
 
 #endif

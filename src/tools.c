@@ -42,7 +42,7 @@ int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args
 	     size_t nargs, struct feed *feed, bool direct, struct tool_out *out, struct err *e)
 {
 	struct strvec cmd = {0};
-	strvec_push(&cmd, "sh");
+	strvec_push(&cmd, "/bin/sh");
 	strvec_push(&cmd, "-c");
 	strvec_push(&cmd, script);
 	strvec_push(&cmd, "sh");
@@ -50,7 +50,7 @@ int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
-		.cmd = cmd.v, .ncmd = cmd.n, .timeout = a->cfg.timeout,
+		.cmd = cmd.v, .ncmd = cmd.n, .timeout = ws_step_timeout(a),
 		.feed = feed, .interactive = direct, .sink = {tool_sink, out},
 	};
 	struct exec_res res;
@@ -67,11 +67,12 @@ int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args
 			return 0;
 		return err_set(e, ERR_FAILED, "cannot write the output");
 	case EXEC_TIMED_OUT:
-		return err_set(e, ERR_FAILED, "timed out after %gs; stopped in the workspace", a->cfg.timeout);
+		return err_set(e, ERR_FAILED, "timed out after %gs; %s", rq.timeout,
+			       exec_kill_says(res.kill));
 	case EXEC_INTERRUPTED:
-		return err_set(e, ERR_INTERRUPTED, "interrupted; stopped in the workspace");
+		return err_set(e, ERR_INTERRUPTED, "interrupted; %s", exec_kill_says(res.kill));
 	case EXEC_CANCELLED:
-		return err_set(e, ERR_INTERRUPTED, "cancelled; stopped in the workspace");
+		return err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(res.kill));
 	case EXEC_NO_CWD:
 		return err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 			       ws->workdir ? ws->workdir : "");

@@ -150,13 +150,25 @@ void ws_forget(struct app *a, const char *name)
 	free(path);
 }
 
+double ws_step_timeout(const struct app *a)
+{
+	return a->cfg.timeout > 0 ? a->cfg.timeout : WS_STEP_TIMEOUT;
+}
+
+int ws_engine_run(const struct app *a, struct strvec *argv, struct sbuf *out,
+		  struct sbuf *errout, struct err *e)
+{
+	return proc_run(strvec_argv(argv), a->envp.v, out, errout,
+			(long)(a->cfg.engine_timeout * 1000), e);
+}
+
 int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *ws,
 	       struct err *e)
 {
 	struct strvec argv = {0};
 	struct sbuf out = {0}, errout = {0};
 	engine_inspect_argv(&argv, a->engine, ref);
-	int status = proc_run(strvec_argv(&argv), a->envp.v, &out, &errout, e);
+	int status = ws_engine_run(a, &argv, &out, &errout, e);
 	strvec_clear(&argv);
 	int rc = -1;
 	if (status < 0)
@@ -207,7 +219,7 @@ static int start_container(struct app *a, const char *id, struct err *e)
 	struct strvec argv = {0};
 	struct sbuf errout = {0};
 	engine_start_argv(&argv, a->engine, id);
-	int status = proc_run(strvec_argv(&argv), a->envp.v, NULL, &errout, e);
+	int status = ws_engine_run(a, &argv, NULL, &errout, e);
 	strvec_clear(&argv);
 	int rc = status == 0 ? 0 : -1;
 	if (status > 0)
@@ -258,7 +270,7 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	struct sbuf errout = {0};
 	char *ids[] = {(char *)ref};
 	engine_rm_argv(&argv, a->engine, ids, 1);
-	int status = proc_run(strvec_argv(&argv), a->envp.v, NULL, &errout, e);
+	int status = ws_engine_run(a, &argv, NULL, &errout, e);
 	strvec_clear(&argv);
 	int rc = 0;
 	if (status < 0)
@@ -283,13 +295,13 @@ static int run_setup(struct app *a, struct ws *ws, struct err *e)
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
-		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = a->cfg.timeout,
+		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = ws_step_timeout(a),
 		.sink = {setup_to_stderr, NULL},
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
 	if (rc == 0 && res.outcome == EXEC_TIMED_OUT)
-		rc = err_set(e, ERR_FAILED, "the setup command timed out");
+		rc = err_set(e, ERR_FAILED, "the setup command timed out after %gs", rq.timeout);
 	else if (rc == 0 && res.outcome == EXEC_INTERRUPTED)
 		rc = err_set(e, ERR_INTERRUPTED, "interrupted during the setup command; the workspace is removed");
 	else if (rc == 0 && res.outcome != EXEC_DONE)
@@ -343,7 +355,7 @@ int ws_create(struct app *a, struct ws *ws, struct err *e)
 		return -1;
 	}
 	struct sbuf out = {0}, errout = {0};
-	int status = proc_run(strvec_argv(&argv), a->envp.v, &out, &errout, e);
+	int status = ws_engine_run(a, &argv, &out, &errout, e);
 	strvec_clear(&argv);
 	int rc = -1;
 	if (status != 0) {
@@ -437,6 +449,7 @@ static int run_in(struct app *a, struct ws *ws, struct exec_req *rq,
 {
 	rq->ctr = ws->id;
 	rq->workdir = ws->workdir;
+	rq->engine_ms = (long)(a->cfg.engine_timeout * 1000);
 	rq->chan = channel_for(a, ws, rq);
 	if (rq->feed)
 		feed_rewind(rq->feed);
@@ -481,5 +494,12 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 	}
 	if (res->outcome == EXEC_LOST)
 		return err_set(e, ERR_WORKSPACE, "the workspace stopped while the command ran");
+	if (res->outcome == EXEC_START_LATE)
+		return err_set(e, ERR_ENGINE, "the engine did not start the command within %gs (engine_timeout); %s",
+			       a->cfg.engine_timeout, exec_kill_says(res->kill));
+	if (res->outcome == EXEC_UNTRUSTED)
+		return err_set(e, ERR_WORKSPACE,
+			       "the result cannot be trusted: the workspace reported status %d, the engine %d; something in the workspace forged it",
+			       res->status, res->engine_status);
 	return 0;
 }

@@ -54,6 +54,14 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 
 /* Sets e from an engine failure: ERR_ENGINE when the daemon could not be
  * reached, else kind; the engine's own words follow what. */
+/* Runs one engine command of our own (inspect, run, start, stop, rm,
+ * ps) under the engine_timeout deadline; proc_run's contract. */
+int ws_engine_run(const struct app *a, struct strvec *argv, struct sbuf *out,
+		  struct sbuf *errout, struct err *e);
+/* The deadline of a step of ours that runs in the workspace (a file
+ * tool's script, setup): timeout, or WS_STEP_TIMEOUT when that is 0. */
+#define WS_STEP_TIMEOUT 600.0
+double ws_step_timeout(const struct app *a);
 int ws_engine_error(const char *what, const struct sbuf *engine_err,
 		    enum err_kind kind, struct err *e);
 

@@ -135,16 +135,16 @@ test_expect_success 'exec: the command line, the wrapper, the command last' '
 	sed -n "/^--$/q;p" argv >opts &&
 	printf "%s\n" "$FAKE" exec --interactive "--env=A=1 2" >expect &&
 	cmp_file expect opts &&
-	tail -n 6 argv >tail &&
-	printf "%s\n" /workspace "" 0 echo "x y" "" >expect &&
+	tail -n 7 argv >tail &&
+	printf "%s\n" /workspace "" 0 1 echo "x y" "" >expect &&
 	cmp_file expect tail
 '
 
 test_expect_success 'exec --cwd: a leading - cannot become an option of cd' '
 	fake_engine fakedock &&
 	"$SANDBOX" --engine "$FAKE" -w "$REF" exec --cwd -P -- true &&
-	fake_argv 2 | tail -n 3 >tail &&
-	printf "%s\n" ./-P 0 true >expect &&
+	fake_argv 2 | tail -n 4 >tail &&
+	printf "%s\n" ./-P 0 0 true >expect &&
 	cmp_file expect tail
 '
 
@@ -292,8 +292,8 @@ test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 	fake_engine fakedock &&
 	"$SANDBOX" -v --engine "$FAKE" -w "$REF" exec -- echo "it${SQ}s" 2>err &&
 	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}${SQ} -- $REF" err &&
-	grep_file -F "+ $FAKE exec -- " err &&
-	grep_file -F " /workspace ${SQ}${SQ} 0 echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
+	grep_file -F "+ $FAKE exec --interactive -- " err &&
+	grep_file -F " /workspace ${SQ}${SQ} 0 0 echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
 '
 
 test_done

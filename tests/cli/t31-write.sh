@@ -254,7 +254,7 @@ test_expect_success 'SIGTERM in the middle of stdin: exit 143, the old file inta
 	interrupted_write TERM &&
 	expect_status 143 wait_exit 60 "$pid" &&
 	must_be_empty out &&
-	cmp_text "sandbox: write: interrupted; stopped in the workspace" err &&
+	cmp_text "sandbox: write: interrupted; the command was killed in the workspace" err &&
 	sb -w "$REF" exec -- cat keep.txt >got &&
 	printf "the old content" >expect &&
 	cmp_file expect got &&

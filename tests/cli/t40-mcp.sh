@@ -330,7 +330,7 @@ test_expect_success 'the workspace replaced under the same name: the server find
 	wait "$bg" &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"new\\n\"" &&
 	answer out 6 "d[\"result\"][\"isError\"] is False" &&
-	test "$(grep -c "exec --interactive -- [^ ]* sh -c .T=" out.err)" -le 3
+	test "$(grep -c "exec --interactive -- [^ ]* /bin/sh -c .PATH=" out.err)" -le 3
 '
 
 test_expect_success 'a dead channel is opened again: the next call works' '
@@ -385,8 +385,8 @@ test_expect_success 'an image without setsid: every call goes as an engine exec 
 	<
 	STEPS
 	mcp out -v -w "$NREF" --rm <steps &&
-	opens=$(grep -c "exec --interactive -- [^ ]* sh -c .T=" out.err) &&
-	if test -s where; then test "$opens" = 1; else test "$opens" = 1 && grep_file "^+ .* exec -- " out.err; fi &&
+	opens=$(grep -c "exec --interactive -- [^ ]* /bin/sh -c .PATH=" out.err) &&
+	if test -s where; then test "$opens" = 1; else test "$opens" = 1 && grep_file "^+ .* exec --interactive -- [^ ]* /bin/sh -c .unset t$" out.err; fi &&
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"created\"] is True" &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"timed_out\"] is True and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"x\\n\"" &&
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
