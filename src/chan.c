@@ -51,9 +51,14 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 		long long left = end - now_ms();
 		if (left <= 0)
 			break;
-		struct pollfd pfd[2] = {{c->p.out, POLLIN, 0}, {errfd, POLLIN, 0}};
-		if (poll(pfd, 2, (int)left) < 0)
+		struct pollfd pfd[3] = {{c->p.out, POLLIN, 0}, {errfd, POLLIN, 0},
+					{spawn_signal_fd(), POLLIN, 0}};
+		if (poll(pfd, 3, (int)left) < 0)
 			continue;
+		if (pfd[2].revents) {
+			spawn_signal_drain();
+			continue;
+		}
 		char buf[4096];
 		if (pfd[1].revents) {
 			ssize_t r = read(errfd, buf, sizeof(buf));

@@ -14,7 +14,7 @@
 static int write_live(void *ctx, int stream, const char *buf, size_t n)
 {
 	(void)ctx;
-	return write_all(stream, buf, n);
+	return spawn_write_out(stream, buf, n);
 }
 
 struct captures {

@@ -106,7 +106,7 @@ static int read_body(void *ctx, const char *buf, size_t n)
 static int raw_body(void *ctx, const char *buf, size_t n)
 {
 	(void)ctx;
-	return write_all(1, buf, n);
+	return spawn_write_out(1, buf, n);
 }
 
 static void print_read(struct reader *r, const char *path, const char *sha)

@@ -375,14 +375,19 @@ static void io_round(struct exec_state *st, int wait)
 		in = NULL;
 	}
 	bool src_wanted = in && !out_ready && feed_wants_src(in);
-	struct pollfd pfd[5] = {
+	struct pollfd pfd[6] = {
 		{st->fds[0], POLLIN, 0}, {st->fds[1], POLLIN, 0},
 		{out_ready ? st->win : -1, POLLOUT, 0},
 		{src_wanted ? in->src_fd : -1, POLLIN, 0},
 		{st->cancelled ? -1 : watch.fd, POLLIN, 0},
+		{spawn_signal_fd(), POLLIN, 0},
 	};
-	if (poll(pfd, 5, wait) < 0)
+	if (poll(pfd, 6, wait) < 0)
 		return; /* EINTR: the caller looks at the signal flag */
+	if (pfd[5].revents) {
+		spawn_signal_drain();
+		return; /* so does it here */
+	}
 	if (pfd[4].revents && watch.check(watch.ctx))
 		watch.fired = true;
 	if (watch.fired)

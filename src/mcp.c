@@ -526,8 +526,10 @@ int cmd_mcp(struct app *a, struct err *e)
 		}
 		if (s.eof)
 			break;
-		struct pollfd pfd = {0, POLLIN, 0};
-		if (poll(&pfd, 1, -1) > 0)
+		struct pollfd pfd[2] = {{0, POLLIN, 0}, {spawn_signal_fd(), POLLIN, 0}};
+		if (poll(pfd, 2, -1) > 0 && pfd[1].revents)
+			spawn_signal_drain();
+		else if (pfd[0].revents)
 			fill(&s);
 	}
 	finish(&s);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -16,10 +17,30 @@
 
 volatile sig_atomic_t spawn_interrupted;
 bool spawn_verbose;
+/* The self-pipe: a signal that comes between a check of the flag and a
+ * poll() would not interrupt that poll; its byte here wakes it. */
+static int sig_pipe[2] = {-1, -1};
 
 static void on_signal(int sig)
 {
+	int saved = errno;
 	spawn_interrupted = sig;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0) {
+		/* Full: a wake-up is pending already. */
+	}
+	errno = saved;
+}
+
+int spawn_signal_fd(void)
+{
+	return sig_pipe[0];
+}
+
+void spawn_signal_drain(void)
+{
+	char buf[64];
+	while (sig_pipe[0] >= 0 && read(sig_pipe[0], buf, sizeof(buf)) > 0)
+		;
 }
 
 void spawn_install_signals(void)
@@ -28,6 +49,14 @@ void spawn_install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	if (pipe(sig_pipe) == 0) {
+		for (int i = 0; i < 2; i++) {
+			fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
+			fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
+		}
+	} else {
+		sig_pipe[0] = sig_pipe[1] = -1;
+	}
 	/* No SA_RESTART: poll() must return EINTR so the loop sees the flag. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -204,6 +233,35 @@ static bool drain(int fd, struct sbuf *sb)
 	return r > 0 || (r < 0 && errno == EINTR);
 }
 
+int spawn_write_out(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		if (spawn_interrupted)
+			return -1;
+		struct pollfd pfd[2] = {{fd, POLLOUT, 0}, {sig_pipe[0], POLLIN, 0}};
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (pfd[1].revents)
+			spawn_signal_drain();
+		if (!pfd[0].revents)
+			continue;
+		/* Writable means room for PIPE_BUF bytes at least: no more, so
+		 * that this write cannot block past a signal. */
+		ssize_t w = write(fd, p, n < PIPE_BUF ? n : PIPE_BUF);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 	     struct sbuf *errout, long timeout_ms, struct err *e)
 {
@@ -226,12 +284,15 @@ int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 			kill_client(p.pid);
 			break;
 		}
-		struct pollfd pfd[2] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0}};
-		if (poll(pfd, 2, deadline < 0 ? -1 : (int)(deadline - now)) < 0) {
+		struct pollfd pfd[3] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0},
+					{interrupted ? -1 : sig_pipe[0], POLLIN, 0}};
+		if (poll(pfd, 3, deadline < 0 ? -1 : (int)(deadline - now)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (pfd[2].revents)
+			spawn_signal_drain();
 		if (pfd[0].revents && !drain(p.out, out)) {
 			close(p.out);
 			p.out = -1;

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -23,6 +24,15 @@ struct proc {
 /* Set by the SIGINT/SIGTERM/SIGHUP handler; polled by every wait loop. */
 extern volatile sig_atomic_t spawn_interrupted;
 void spawn_install_signals(void);
+/* Readable once a signal came (-1 before spawn_install_signals): every
+ * poll() that waits for long includes it, so that a signal between the
+ * check of spawn_interrupted and the poll still wakes it up. The flag
+ * says what happened; drain the fd when it woke a poll. */
+int spawn_signal_fd(void);
+void spawn_signal_drain(void);
+/* Writes all of buf to fd (our stdout or stderr), but gives up (-1) as
+ * soon as a signal came, also when the reader has stopped reading. */
+int spawn_write_out(int fd, const void *buf, size_t n);
 
 /* When true, every argv is printed on stderr before it runs (-v). */
 extern bool spawn_verbose;
