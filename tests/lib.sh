@@ -373,6 +373,20 @@ wait_exit() {
 	wait "$pid"
 }
 
+# silent_port: a port on 127.0.0.1 that takes connections and then says
+# nothing, as a hung daemon or ssh server would; its number in the file
+# "port", the listener's pid in $SILENT_PID (python3: the PYTHON prereq).
+silent_port() {
+	python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)' >port &
+	SILENT_PID=$!
+	wait_until 10 test -s port
+}
+
 # now_s: seconds since the epoch.
 now_s() { date +%s; }
 

@@ -151,20 +151,8 @@ if [ "$ENGINE" = docker ] && test_have_prereq PYTHON; then
 	test_set_prereq SILENT
 fi
 
-# A daemon address that takes the connection and then says nothing.
-silent_daemon() {
-	python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
-print(s.getsockname()[1], flush=True)
-conns = []
-while True:
-    c, _ = s.accept(); conns.append(c)' >port &
-	SILENT_PID=$!
-	wait_until 10 test -s port
-}
-
 test_expect_success SILENT 'DOCKER_HOST that accepts and never answers: exec and read fail within engine_timeout' '
-	silent_daemon &&
+	silent_port &&
 	export DOCKER_HOST=tcp://127.0.0.1:$(cat port) &&
 	{ SANDBOX_CONFIG=$TRASH/quick.ini "$SANDBOX" --engine docker -w "$REF" exec -- true >out 2>err & } &&
 	expect_status 255 wait_exit 60 $! &&

@@ -95,19 +95,6 @@ test_expect_success '--mount names a directory of the daemon'"'"'s machine (here
 	cmp_text "$TRASH/shared" src
 '
 
-# A port that takes the connection and then says nothing, as a hung
-# ssh server would.
-silent_port() {
-	python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
-print(s.getsockname()[1], flush=True)
-conns = []
-while True:
-    c, _ = s.accept(); conns.append(c)' >port &
-	SILENT_PID=$!
-	wait_until 10 test -s port
-}
-
 test_expect_success PYTHON 'an ssh host that never answers: a clear error within engine_timeout' '
 	silent_port &&
 	printf "\tPort %s\n" "$(cat port)" >>"$TRASH/ssh_config" &&
