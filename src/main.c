@@ -171,8 +171,10 @@ static const struct command commands[] = {
 	 "  --rm                   remove the workspace when the server ends\n"},
 	{"trust", cmd_trust, G_TRUST, false, true, "trust [--revoke] [FILE]",
 	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
-	 "its SHA-256 under its real path. A ./sandbox.ini is used only while it\n"
-	 "is trusted and unchanged; a file named with --config needs no trust.\n"
+	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
+	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
+	 "workspace with the directory mounted can write it; read it first. A file\n"
+	 "named with --config or SANDBOX_CONFIG needs no trust.\n"
 	 "  --revoke               forget FILE: it is no longer trusted\n"},
 	{"help", NULL, 0, false, false, "help [COMMAND]", "Show help.\n"},
 };
@@ -182,8 +184,9 @@ static const char global_help[] =
 	"  -w, --workspace REF    the workspace (default: $SANDBOX_WORKSPACE)\n"
 	"  --engine ENGINE        docker, podman or a path (default docker)\n"
 	"  --json                 print one JSON object on stdout\n"
-	"  -c, --config FILE      config file (default: $SANDBOX_CONFIG, else\n"
-	"                         ./sandbox.ini if trusted; see 'sandbox help trust')\n"
+	"  -c, --config FILE      the project's config file (default: $SANDBOX_CONFIG,\n"
+	"                         else ./sandbox.ini once trusted: 'sandbox help trust');\n"
+	"                         ~/.config/sandbox/sandbox.ini is read before it\n"
 	"  -v, --verbose          print each engine command before it runs\n"
 	"  -h, --help, --version\n";
 
