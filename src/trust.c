@@ -145,7 +145,17 @@ static int bad_line(struct trust_store *ts, const char *name, int line, const ch
 		       name, line, what);
 }
 
-/* One line without its newline: an entry, or a comment. */
+/* A new entry at the end, uninitialized. */
+static struct trust_entry *store_grow(struct trust_store *ts)
+{
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 16;
+		ts->v = xrealloc(ts->v, ts->cap * sizeof(*ts->v));
+	}
+	return &ts->v[ts->n++];
+}
+
+/* One line without its newline: an entry, appended, or a comment. */
 static int parse_line(struct trust_store *ts, const char *name, int line, const char *s,
 		      size_t n, struct err *e)
 {
@@ -154,19 +164,43 @@ static int parse_line(struct trust_store *ts, const char *name, int line, const 
 	if (n < 66 || s[64] != ' ' || !is_hex64(s, 64))
 		return bad_line(ts, name, line, "expected 'SHA256 PATH' (64 lowercase hex digits, a space, an absolute path)", e);
 	char *path = xstrndup(s + 65, n - 65);
-	int rc = 0;
-	if (!trust_path_ok(path))
-		rc = bad_line(ts, name, line, "the path must be absolute, without control characters, at most 4095 bytes", e);
-	else if (trust_find(ts, path))
-		rc = bad_line(ts, name, line, "the path is already on an earlier line", e);
-	if (rc == 0) {
-		char sha[65];
-		memcpy(sha, s, 64);
-		sha[64] = '\0';
-		rc = trust_put(ts, path, sha, e);
+	if (!trust_path_ok(path)) {
+		free(path);
+		return bad_line(ts, name, line, "the path must be absolute, without control characters, at most 4095 bytes", e);
 	}
-	free(path);
-	return rc;
+	struct trust_entry *t = store_grow(ts);
+	memcpy(t->sha256, s, 64);
+	t->sha256[64] = '\0';
+	t->path = path;
+	return 0;
+}
+
+struct path_at {
+	const char *path;
+	size_t i;
+};
+
+static int by_path_then_index(const void *a, const void *b)
+{
+	const struct path_at *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The index of the first entry whose path an earlier one has, or ts->n.
+ * Sorted, not pairwise: a full store holds some 15000 entries. */
+static size_t first_repeat(const struct trust_store *ts)
+{
+	struct path_at *order = xmalloc(ts->n * sizeof(*order));
+	for (size_t i = 0; i < ts->n; i++)
+		order[i] = (struct path_at){ts->v[i].path, i};
+	qsort(order, ts->n, sizeof(*order), by_path_then_index);
+	size_t first = ts->n;
+	for (size_t i = 1; i < ts->n; i++)
+		if (strcmp(order[i].path, order[i - 1].path) == 0 && order[i].i < first)
+			first = order[i].i;
+	free(order);
+	return first;
 }
 
 int trust_parse(struct trust_store *ts, const char *name, const char *data,
@@ -174,20 +208,38 @@ int trust_parse(struct trust_store *ts, const char *name, const char *data,
 {
 	memset(ts, 0, sizeof(*ts));
 	int line = 0;
+	size_t nl_count = 0;
+	for (const char *p = data; len && (p = memchr(p, '\n', len - (size_t)(p - data))); p++)
+		nl_count++;
+	/* The line of each entry, for a repeat: at most one per newline. */
+	int *lines = xmalloc(nl_count * sizeof(*lines));
 	for (size_t at = 0; at < len;) {
 		line++;
 		const char *s = data + at;
 		const char *nl = memchr(s, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - s) : len - at;
+		size_t before = ts->n;
+		int rc;
 		if (!nl)
-			return bad_line(ts, name, line, "the last line has no newline", e);
-		size_t n = (size_t)(nl - s);
-		if (memchr(s, '\0', n))
-			return bad_line(ts, name, line, "a NUL byte", e);
-		if (parse_line(ts, name, line, s, n, e) < 0)
+			rc = bad_line(ts, name, line, "the last line has no newline", e);
+		else if (memchr(s, '\0', n))
+			rc = bad_line(ts, name, line, "a NUL byte", e);
+		else
+			rc = parse_line(ts, name, line, s, n, e);
+		if (rc < 0) {
+			free(lines);
 			return -1;
+		}
+		if (ts->n > before)
+			lines[before] = line;
 		at += n + 1;
 	}
-	return 0;
+	size_t rep = first_repeat(ts);
+	int rc = 0;
+	if (rep < ts->n)
+		rc = bad_line(ts, name, lines[rep], "the path is already on an earlier line", e);
+	free(lines);
+	return rc;
 }
 
 void trust_format(const struct trust_store *ts, struct sbuf *out)
@@ -216,8 +268,7 @@ int trust_put(struct trust_store *ts, const char *path, const char *sha256,
 		return err_set(e, ERR_USAGE, "'%s' is not a SHA-256 in lowercase hex", sha256);
 	struct trust_entry *t = (struct trust_entry *)trust_find(ts, path);
 	if (!t) {
-		ts->v = xrealloc(ts->v, (ts->n + 1) * sizeof(*ts->v));
-		t = &ts->v[ts->n++];
+		t = store_grow(ts);
 		t->path = xstrdup(path);
 	}
 	memcpy(t->sha256, sha256, 65);

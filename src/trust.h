@@ -54,7 +54,7 @@ struct trust_entry {
 
 struct trust_store {
 	struct trust_entry *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Parses a store's text strictly: each line is a comment ('#' first) or
