@@ -1,6 +1,7 @@
 /* trust.c: see trust.h. */
-/* realpath(3) is XSI. */
-#define _XOPEN_SOURCE 700
+/* O_PATH is Linux's (elsewhere a file is checked by name, then opened);
+ * realpath(3) is XSI. */
+#define _GNU_SOURCE
 #include "trust.h"
 
 #include <errno.h>
@@ -19,10 +20,8 @@
 /* How long trust_update waits for another writer, in 10 ms steps. */
 #define TRUST_LOCK_TRIES 1000
 
-static int check_open_file(int fd, const char *name, struct stat *st, struct err *e)
+static int check_stat(const struct stat *st, const char *name, struct err *e)
 {
-	if (fstat(fd, st) < 0)
-		return err_set(e, ERR_CONFIG, "%s: %s", name, strerror(errno));
 	if (!S_ISREG(st->st_mode))
 		return err_set(e, ERR_CONFIG, "%s: not a regular file", name);
 	/* The file chooses the image, mounts and engine: one anybody can
@@ -36,6 +35,75 @@ static int check_open_file(int fd, const char *name, struct stat *st, struct err
 		return err_set(e, ERR_CONFIG, "%s: %lld bytes; the limit is %d (1 MiB)",
 			       name, (long long)st->st_size, TRUST_MAX_FILE);
 	return 0;
+}
+
+/* An fd open for reading on what was checked; -1 and errno otherwise. On
+ * Linux, the inode checked through an O_PATH fd is the one reopened;
+ * elsewhere the name is opened again, and open_checked compares. */
+static int reopen(const char *name, int pfd)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+#ifdef O_PATH
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	int fd = open(proc, flags);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	/* No /proc: by name, as elsewhere. */
+#else
+	(void)pfd;
+#endif
+	return open(name, flags);
+}
+
+/* What name is, without opening it: on Linux through an O_PATH fd, kept
+ * in *pfd for reopen (else -1). -1 and errno when it cannot be had. */
+static int stat_name(const char *name, struct stat *st, int *pfd)
+{
+	*pfd = -1;
+#ifdef O_PATH
+	int fd = open(name, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	*pfd = fd;
+	return 0;
+#else
+	return stat(name, st);
+#endif
+}
+
+/* Opens name for reading only when it is a regular file that passes
+ * check_stat, without opening anything else: a device's open can act (a
+ * tape rewinds, a watchdog starts) and a FIFO's would wait; a workspace
+ * can plant either, or a symbolic link to one, in a mounted directory.
+ * Returns the fd, -2 when name does not exist, or -1. */
+static int open_checked(const char *name, struct stat *st, struct err *e)
+{
+	int pfd;
+	if (stat_name(name, st, &pfd) < 0) {
+		if (errno == ENOENT)
+			return -2;
+		return err_set(e, ERR_CONFIG, "%s: %s", name, strerror(errno));
+	}
+	int fd = -1;
+	if (check_stat(st, name, e) == 0 && (fd = reopen(name, pfd)) < 0)
+		err_set(e, ERR_CONFIG, "%s: %s", name, strerror(errno));
+	if (pfd >= 0)
+		close(pfd);
+	/* Without O_PATH the name may have been pointed elsewhere meanwhile. */
+	struct stat now;
+	if (fd >= 0 && (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) ||
+			now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+		close(fd);
+		return err_set(e, ERR_CONFIG, "%s: changed while it was read; run the command again", name);
+	}
+	return fd;
 }
 
 /* Reads fd to its end, at most TRUST_MAX_FILE bytes: the size seen by
@@ -63,19 +131,16 @@ int trust_file_read(const char *name, bool must_exist, struct trust_file *f,
 {
 	memset(f, 0, sizeof(*f));
 	f->name = name;
-	/* O_NONBLOCK: a FIFO would block the open until a writer comes. Every
-	 * check is then made on what was opened, never on the name again. */
-	int fd = open(name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT && !must_exist)
-			return 0;
-		return err_set(e, ERR_CONFIG, "%s: %s", name, strerror(errno));
-	}
 	struct stat st;
+	int fd = open_checked(name, &st, e);
+	if (fd == -2 && !must_exist)
+		return 0;
+	if (fd == -2)
+		return err_set(e, ERR_CONFIG, "%s: %s", name, strerror(ENOENT));
+	if (fd < 0)
+		return -1;
 	struct sbuf data = {0};
-	int rc = check_open_file(fd, name, &st, e);
-	if (rc == 0)
-		rc = read_bounded(fd, name, &data, e);
+	int rc = read_bounded(fd, name, &data, e);
 	close(fd);
 	if (rc < 0) {
 		sbuf_free(&data);

@@ -36,10 +36,12 @@ struct trust_file {
 	ino_t ino;
 };
 
-/* Opens name without waiting (a FIFO would block), and checks, on the open
- * file, that it is a regular file, not writable by everyone, owned by the
- * user or root, and at most TRUST_MAX_FILE bytes; then reads it. Returns 1
- * when read, 0 when it does not exist and !must_exist, -1 otherwise. */
+/* Checks, before opening it, that name is a regular file (so that no
+ * FIFO blocks us and no device is opened), not writable by everyone, owned
+ * by the user or root, and at most TRUST_MAX_FILE bytes; opens that very
+ * file (on Linux; elsewhere it checks the opened one is the same) without
+ * waiting, and reads it, bounded. Returns 1 when read, 0 when it does not
+ * exist and !must_exist, -1 otherwise. */
 int trust_file_read(const char *name, bool must_exist, struct trust_file *f,
 		    struct err *e);
 void trust_file_free(struct trust_file *f);

@@ -213,6 +213,12 @@ test_expect_success 'a FIFO named sandbox.ini is refused at once, not waited on'
 	cmp_text "sandbox: trust: fifo/sandbox.ini: not a regular file" err
 '
 
+test_expect_success 'a link to a device named sandbox.ini is refused' '
+	mkdir dev && ln -s /dev/null dev/sandbox.ini &&
+	(cd dev && expect_status 2 "$SANDBOX" list >../out 2>../err) &&
+	cmp_text "sandbox: list: ./sandbox.ini: not a regular file" err
+'
+
 test_expect_success 'a config file over 1 MiB is refused, trusted or named' '
 	{ printf "[env]\n"; head -c 1048576 /dev/zero | tr "\0" ";"; } >big.ini &&
 	expect_status 2 sb --config big.ini list >out 2>err &&
