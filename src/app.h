@@ -50,6 +50,7 @@ struct app {
 				* ws_exec renews it when it finds it replaced */
 	bool rm;               /* mcp --rm */
 	long output_limit;     /* mcp: characters of a result's text */
+	bool revoke;           /* trust --revoke */
 };
 
 int cmd_create(struct app *a, struct err *e);
@@ -66,5 +67,6 @@ int cmd_edit(struct app *a, struct err *e);
 int cmd_glob(struct app *a, struct err *e);
 int cmd_grep(struct app *a, struct err *e);
 int cmd_mcp(struct app *a, struct err *e);
+int cmd_trust(struct app *a, struct err *e);
 
 #endif

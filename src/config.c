@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trust.h"
+
 void cfg_init(struct cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -249,24 +251,32 @@ struct load_ctx {
 	struct cfg *cfg;
 	struct err *err;
 	int failed;
-	FILE *f;
+	const char *at, *end; /* what is left of the text */
 	int line;
-	int long_line; /* the first line too long for inih, or 0 */
+	int stop_line;        /* a line the reader refused, or 0 */
+	bool stop_long;       /* refused as too long; else for a NUL */
 };
 
 /* inih reads lines into a fixed buffer and would split a longer one into
- * two entries, silently. This reader stops at such a line instead. */
+ * two entries, silently; a NUL would end a line early. This reader hands
+ * inih the lines of the buffer and stops at such a line instead. */
 static char *read_line(char *buf, int size, void *user)
 {
 	struct load_ctx *lc = user;
-	if (lc->long_line || !fgets(buf, size, lc->f))
+	if (lc->stop_line || lc->at >= lc->end)
 		return NULL;
 	lc->line++;
-	size_t n = strlen(buf);
-	if (n && buf[n - 1] != '\n' && !feof(lc->f) && n + 1 >= (size_t)size) {
-		lc->long_line = lc->line;
+	const char *nl = memchr(lc->at, '\n', (size_t)(lc->end - lc->at));
+	size_t body = nl ? (size_t)(nl - lc->at) : (size_t)(lc->end - lc->at);
+	size_t n = body + (nl != NULL);
+	lc->stop_long = body + 2 > (size_t)size;
+	if (lc->stop_long || memchr(lc->at, '\0', body)) {
+		lc->stop_line = lc->line;
 		return NULL;
 	}
+	memcpy(buf, lc->at, n);
+	buf[n] = '\0';
+	lc->at += n;
 	return buf;
 }
 
@@ -292,38 +302,68 @@ static int on_ini_entry(void *user, const char *section, const char *name,
 	return rc < 0 ? 0 : 1;
 }
 
-int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e)
+int cfg_parse(struct cfg *c, const char *name, const char *data, size_t len,
+	      struct err *e)
 {
-	struct stat st;
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT && !must_exist)
-			return 0;
-		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));
-	}
-	if (!S_ISREG(st.st_mode))
-		return err_set(e, ERR_CONFIG, "%s: not a regular file", path);
-	/* The file chooses the image, mounts and engine: one anybody can
-	 * write is a way into the caller's account. */
-	if (st.st_mode & S_IWOTH)
-		return err_set(e, ERR_CONFIG, "%s: writable by everyone; run chmod o-w on it", path);
-	if (st.st_uid != 0 && st.st_uid != geteuid())
-		return err_set(e, ERR_CONFIG, "%s: owned by another user (uid %ld); refusing to read it",
-			       path, (long)st.st_uid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return err_set(e, ERR_CONFIG, "%s: %s", path, strerror(errno));
 	struct err inner = {0};
-	struct load_ctx lc = {.cfg = c, .err = &inner, .f = f};
+	struct load_ctx lc = {.cfg = c, .err = &inner, .at = data, .end = data + len};
 	int line = ini_parse_stream(read_line, &lc, on_ini_entry, &lc);
-	fclose(f);
-	if (lc.long_line && (line == 0 || lc.long_line < line))
-		return err_set(e, ERR_CONFIG, "%s:%d: line too long (the limit is %d bytes)",
-			       path, lc.long_line, INI_MAX_LINE - 2);
+	if (lc.stop_line && (line == 0 || lc.stop_line < line)) {
+		if (lc.stop_long)
+			return err_set(e, ERR_CONFIG, "%s:%d: line too long (the limit is %d bytes)",
+				       name, lc.stop_line, INI_MAX_LINE - 2);
+		return err_set(e, ERR_CONFIG, "%s:%d: a NUL byte; a config file is text", name, lc.stop_line);
+	}
 	if (line == 0)
 		return 0;
 	if (line < 0)
-		return err_set(e, ERR_CONFIG, "%s: cannot read the file", path);
+		return err_set(e, ERR_CONFIG, "%s: cannot parse the file", name);
 	if (inner.kind == ERR_NONE)
-		return err_set(e, ERR_CONFIG, "%s:%d: syntax error; expected 'key = value' or '[section]'", path, line);
-	return err_set(e, ERR_CONFIG, "%s:%d: %s", path, line, inner.msg);
+		return err_set(e, ERR_CONFIG, "%s:%d: syntax error; expected 'key = value' or '[section]'", name, line);
+	return err_set(e, ERR_CONFIG, "%s:%d: %s", name, line, inner.msg);
+}
+
+int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e)
+{
+	struct trust_file f;
+	int rc = trust_file_read(path, must_exist, &f, e);
+	if (rc > 0)
+		rc = cfg_parse(c, path, f.data, f.len, e);
+	trust_file_free(&f);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ./sandbox.ini: anyone who can write the current directory, such as a
+ * workspace with it mounted, can write this file, so it is used only as
+ * trusted (trust.h). The bytes checked are the bytes parsed. */
+static int load_found(struct cfg *c, const char *dir, const struct trust_file *user,
+		      struct err *e)
+{
+	struct trust_file f;
+	int rc = trust_file_read(CFG_FOUND_FILE, false, &f, e);
+	/* The user's own file, in its own directory: read already. */
+	bool same = rc > 0 && user->data && f.dev == user->dev && f.ino == user->ino;
+	if (rc > 0 && !same) {
+		rc = trust_check(dir, &f, e);
+		if (rc == 0)
+			rc = cfg_parse(c, f.name, f.data, f.len, e);
+	}
+	trust_file_free(&f);
+	return rc < 0 ? -1 : 0;
+}
+
+int cfg_load_all(struct cfg *c, const char *named, struct err *e)
+{
+	char *dir = trust_dir_new();
+	struct trust_file user = {0};
+	char *user_path = dir ? xasprintf("%s/" CFG_USER_FILE, dir) : NULL;
+	int rc = user_path ? trust_file_read(user_path, false, &user, e) : 0;
+	if (rc > 0)
+		rc = cfg_parse(c, user_path, user.data, user.len, e);
+	if (rc >= 0)
+		rc = named ? cfg_load(c, named, true, e) : load_found(c, dir, &user, e);
+	trust_file_free(&user);
+	free(user_path);
+	free(dir);
+	return rc < 0 ? -1 : 0;
 }

@@ -1,7 +1,9 @@
 /* config.h: the settings of a workspace and of its commands, from
- * sandbox.ini and from the command line. Both sources go through
+ * sandbox.ini files and from the command line. Every source goes through
  * cfg_set(), so every create option is a config key by construction and
- * is checked the same way wherever it comes from. */
+ * is checked the same way wherever it comes from. The layers, each over
+ * the one before: the defaults here, the user's file, the project's file
+ * (named, or ./sandbox.ini when trusted: trust.h), the command line. */
 #ifndef SANDBOX_CONFIG_H
 #define SANDBOX_CONFIG_H
 
@@ -16,6 +18,10 @@
 #define CFG_DEFAULT_PIDS_LIMIT 2048
 #define CFG_DEFAULT_MAX_OUTPUT (1024 * 1024)
 #define CFG_DEFAULT_ENGINE_TIMEOUT 60.0
+/* The project's file, when no other is named: used only when trusted. */
+#define CFG_FOUND_FILE "./sandbox.ini"
+/* The user's defaults, in trust_dir_new()'s directory. */
+#define CFG_USER_FILE "sandbox.ini"
 
 /* A bind mount; ctr NULL means the workdir, whatever it ends up being. */
 struct cfg_mount {
@@ -52,9 +58,18 @@ int cfg_set(struct cfg *c, const char *key, const char *value, struct err *e);
 /* Adds or replaces K=V in the environment list, checking K. */
 int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *e);
 
-/* Loads an ini file: [sandbox] keys and [env] variables. A missing file
- * is an error only when must_exist. Errors carry file:line. */
+/* Parses the text of an ini file: [sandbox] keys and [env] variables;
+ * name is for messages, which carry name:line. Nothing after the first
+ * error is applied. */
+int cfg_parse(struct cfg *c, const char *name, const char *data, size_t len,
+	      struct err *e);
+/* Reads a file (checked and bounded: trust_file_read) and parses it. A
+ * missing file is an error only when must_exist. */
 int cfg_load(struct cfg *c, const char *path, bool must_exist, struct err *e);
+/* Every file, in order: the user's defaults, when there; then named (the
+ * user's choice: must exist, needs no trust), or without one
+ * ./sandbox.ini when there, which must be trusted. */
+int cfg_load_all(struct cfg *c, const char *named, struct err *e);
 
 /* Checks shared by the config and the command line. */
 bool cfg_valid_env_name(const char *s, size_t n);

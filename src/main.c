@@ -20,14 +20,14 @@ enum opt_id {
 	O_SHELL, O_CWD, O_INTERACTIVE, O_ALL, O_STOPPED, O_OLDER,
 	O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
 	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
-	O_CONTEXT, O_RM, O_OUTPUT_LIMIT,
+	O_CONTEXT, O_RM, O_OUTPUT_LIMIT, O_REVOKE,
 };
 
 /* Which commands take an option. */
 enum {
 	G_ALL = 1, G_CREATE = 2, G_EXEC = 4, G_PRUNE = 8, G_DESTROY = 16,
 	G_READ = 32, G_WRITE = 64, G_EDIT = 128, G_GLOB = 256, G_GREP = 512,
-	G_MCP = 1024,
+	G_MCP = 1024, G_TRUST = 2048,
 };
 
 struct optdef {
@@ -84,6 +84,7 @@ static const struct optdef opts[] = {
 	{"context", 'C', true, G_GREP, O_CONTEXT, NULL},
 	{"rm", 0, false, G_MCP, O_RM, NULL},
 	{"output-limit", 0, true, G_MCP, O_OUTPUT_LIMIT, NULL},
+	{"revoke", 0, false, G_TRUST, O_REVOKE, NULL},
 };
 
 struct command {
@@ -91,6 +92,7 @@ struct command {
 	int (*fn)(struct app *, struct err *);
 	unsigned groups;
 	bool takes_command; /* the first non-option starts the command line */
+	bool no_config;     /* reads no config file and needs no engine */
 	const char *usage;
 	const char *help;
 };
@@ -111,52 +113,52 @@ struct command {
 	"  --max-output BYTES     with --json, bytes kept per stream (default 1 MiB)\n"
 
 static const struct command commands[] = {
-	{"create", cmd_create, G_CREATE, false,
+	{"create", cmd_create, G_CREATE, false, false,
 	 "create [options] [-- ENGINE_RUN_ARGS...]",
 	 "Create a workspace and print its ref.\n" CREATE_OPTS},
-	{"exec", cmd_exec, G_EXEC, true,
+	{"exec", cmd_exec, G_EXEC, true, false,
 	 "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
 	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
 	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
 	 "sandbox itself failed. After exec, -c is shell text: use --config FILE.\n" EXEC_OPTS},
-	{"run", cmd_run, G_CREATE | G_EXEC, true,
+	{"run", cmd_run, G_CREATE | G_EXEC, true, false,
 	 "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
 	 "Create a workspace, run one command in it, remove it whatever happens.\n"
 	 CREATE_OPTS EXEC_OPTS},
-	{"start", cmd_start, 0, false, "start [REF]", "Start a stopped workspace.\n"},
-	{"stop", cmd_stop, 0, false, "stop [REF]", "Stop a workspace; its files stay.\n"},
-	{"destroy", cmd_destroy, G_DESTROY, false, "destroy REF... | destroy --all",
+	{"start", cmd_start, 0, false, false, "start [REF]", "Start a stopped workspace.\n"},
+	{"stop", cmd_stop, 0, false, false, "stop [REF]", "Stop a workspace; its files stay.\n"},
+	{"destroy", cmd_destroy, G_DESTROY, false, false, "destroy REF... | destroy --all",
 	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
 	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n"},
-	{"list", cmd_list, 0, false, "list", "List the workspaces: ref, state, image, age.\n"},
-	{"prune", cmd_prune, G_PRUNE, false, "prune [--older-than DURATION] [--stopped]",
+	{"list", cmd_list, 0, false, false, "list", "List the workspaces: ref, state, image, age.\n"},
+	{"prune", cmd_prune, G_PRUNE, false, false, "prune [--older-than DURATION] [--stopped]",
 	 "Remove workspaces in bulk (DURATION: 90s, 15m, 2h, 7d).\n"},
-	{"read", cmd_read, G_READ, false, "read PATH [--offset N] [--limit N] [--raw]",
+	{"read", cmd_read, G_READ, false, false, "read PATH [--offset N] [--limit N] [--raw]",
 	 "Print a file of the workspace with numbered lines (cat -n style), from\n"
 	 "line --offset (default 1), at most --limit lines (default 2000); a line\n"
 	 "over 2000 characters is cut. A binary file is refused unless --raw,\n"
 	 "which writes its exact bytes.\n"},
-	{"write", cmd_write, G_WRITE, false, "write PATH [--content TEXT]",
+	{"write", cmd_write, G_WRITE, false, false, "write PATH [--content TEXT]",
 	 "Write a file of the workspace atomically, from --content or from stdin\n"
 	 "(any bytes, any size); missing directories are created, an existing\n"
 	 "file keeps its mode and owner.\n"},
-	{"edit", cmd_edit, G_EDIT, false,
+	{"edit", cmd_edit, G_EDIT, false, false,
 	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
 	 "Replace the exact old text with the new one and print the diff. The old\n"
 	 "text must occur once, unless --all; --old-file F and --new-file F take\n"
 	 "either from a local file. --expect-sha256 refuses if the file changed.\n"},
-	{"glob", cmd_glob, G_GLOB, false, "glob PATTERN [--path DIR] [--limit N]",
+	{"glob", cmd_glob, G_GLOB, false, false, "glob PATTERN [--path DIR] [--limit N]",
 	 "List the files under --path (default: the workdir) that match PATTERN,\n"
 	 "newest first: * and ? within a name, [...], {a,b}, ** for any depth.\n"
 	 "At most --limit paths (default 1000). Exit 1 when none matches.\n"},
-	{"grep", cmd_grep, G_GREP, false,
+	{"grep", cmd_grep, G_GREP, false, false,
 	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
 	 "Search the files under --path (a file or a directory; default: the\n"
 	 "workdir) for an extended regular expression (-F: a fixed string; -i:\n"
 	 "any case). --glob keeps the files whose name (or path, with a /)\n"
 	 "matches. Binary files and .git are skipped; output is sorted by path,\n"
 	 "at most --limit lines (default 1000). Exit 1 when nothing matches.\n"},
-	{"mcp", cmd_mcp, G_CREATE | G_MCP, false,
+	{"mcp", cmd_mcp, G_CREATE | G_MCP, false, false,
 	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
 	 "Serve the six tools (exec, read, write, edit, glob, grep) to an agent as a\n"
 	 "Model Context Protocol server: JSON-RPC on stdin and stdout, logs on\n"
@@ -167,7 +169,14 @@ static const struct command commands[] = {
 	 "  --timeout SECONDS      exec's default timeout (default 120)\n"
 	 "  --output-limit CHARS   text of a result kept, head and tail (default 30000)\n"
 	 "  --rm                   remove the workspace when the server ends\n"},
-	{"help", NULL, 0, false, "help [COMMAND]", "Show help.\n"},
+	{"trust", cmd_trust, G_TRUST, false, true, "trust [--revoke] [FILE]",
+	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
+	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
+	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
+	 "workspace with the directory mounted can write it; read it first. A file\n"
+	 "named with --config or SANDBOX_CONFIG needs no trust.\n"
+	 "  --revoke               forget FILE: it is no longer trusted\n"},
+	{"help", NULL, 0, false, false, "help [COMMAND]", "Show help.\n"},
 };
 
 static const char global_help[] =
@@ -175,7 +184,9 @@ static const char global_help[] =
 	"  -w, --workspace REF    the workspace (default: $SANDBOX_WORKSPACE)\n"
 	"  --engine ENGINE        docker, podman or a path (default docker)\n"
 	"  --json                 print one JSON object on stdout\n"
-	"  -c, --config FILE      config file (default: $SANDBOX_CONFIG, ./sandbox.ini)\n"
+	"  -c, --config FILE      the project's config file (default: $SANDBOX_CONFIG,\n"
+	"                         else ./sandbox.ini once trusted: 'sandbox help trust');\n"
+	"                         ~/.config/sandbox/sandbox.ini is read before it\n"
 	"  -v, --verbose          print each engine command before it runs\n"
 	"  -h, --help, --version\n";
 
@@ -307,6 +318,7 @@ static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct
 	case O_FIXED: a->fixed = true; return 0;
 	case O_OUTPUT: a->output = val; return 0;
 	case O_RM: a->rm = true; return 0;
+	case O_REVOKE: a->revoke = true; return 0;
 	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 1000, &a->output_limit, e);
 	default: return 0;
 	}
@@ -507,10 +519,12 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		print_help(c);
 		return 0;
 	}
+	if (p->cmd->no_config)
+		return p->cmd->fn(a, e);
 	const char *config = p->config ? p->config : getenv("SANDBOX_CONFIG");
 	if (config && !*config)
 		config = NULL;
-	if (cfg_load(&a->cfg, config ? config : "sandbox.ini", config != NULL, e) < 0)
+	if (cfg_load_all(&a->cfg, config, e) < 0)
 		return -1;
 	for (size_t i = 0; i < p->nkeys; i++) {
 		if (cfg_set(&a->cfg, p->keys[i].key, p->keys[i].value, e) < 0) {

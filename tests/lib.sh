@@ -26,6 +26,8 @@
 #   IMAGE         image of the workspaces (default sandbox-test/busybox:1)
 #   TEST_VERBOSE  1: show every test's output, not only a failure's
 #   TEST_KEEP     1: keep $TRASH (the workspaces are removed all the same)
+# XDG_CONFIG_HOME is set to $TRASH/.config, empty: sandbox's user defaults
+# and trust store are the file's own.
 #
 # At the end (test_done, or any exit) every container the file made is
 # removed: each workspace (label sandbox.workspace=true) of $IMAGE, and each
@@ -48,7 +50,7 @@ if [ "$ENGINE" = podman ]; then
 	export CONTAINERS_CONF
 fi
 # Nothing of the caller's may choose a workspace or a config for us.
-unset SANDBOX_WORKSPACE SANDBOX_CONFIG XDG_CACHE_HOME
+unset SANDBOX_WORKSPACE SANDBOX_CONFIG XDG_CACHE_HOME XDG_CONFIG_HOME
 export LC_ALL=C
 export ENGINE IMAGE SANDBOX_BIN
 
@@ -58,6 +60,11 @@ ASAN_OPTIONS="log_path=$TRASH/.sanitizer/asan:detect_leaks=1${ASAN_OPTIONS:+:$AS
 UBSAN_OPTIONS="log_path=$TRASH/.sanitizer/ubsan:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS UBSAN_OPTIONS
 cd "$TRASH" || exit 1
+# The user's config directory (defaults, trust store) is the file's own:
+# nothing of the caller's applies, and `sandbox trust` in a test never
+# writes the caller's store, however the file is run.
+XDG_CONFIG_HOME=$TRASH/.config
+export XDG_CONFIG_HOME
 
 # Prefix of the names the file gives containers: unique, and the cleanup's
 # handle on containers without our label.

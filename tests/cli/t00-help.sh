@@ -16,7 +16,7 @@ test_expect_success '--help prints the usage of every command on stdout' '
 	must_be_empty err &&
 	head -n 1 out >first &&
 	cmp_text "usage: sandbox [global options] COMMAND [options]" first &&
-	for c in create exec run start stop destroy list prune help; do
+	for c in create exec run start stop destroy list prune trust help; do
 		grep_file "^       sandbox $c" out || return 1
 	done &&
 	grep_file -e "--workspace" out &&
@@ -49,7 +49,7 @@ test_expect_success 'exec --help is help exec' '
 '
 
 test_expect_success 'help COMMAND works for every command' '
-	for c in create exec run start stop destroy list prune; do
+	for c in create exec run start stop destroy list prune trust; do
 		"$SANDBOX" help $c >out 2>err &&
 		grep_file "^usage: sandbox $c" out &&
 		must_be_empty err || return 1

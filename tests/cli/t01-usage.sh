@@ -42,6 +42,7 @@ test_expect_success 'run: --timeout -1' '
 
 test_expect_success 'exec (creating its workspace): --timeout -1' '
 	printf "[sandbox]\nimage = %s\nname = %s\n" "$IMAGE" "$N" >sandbox.ini &&
+	sb trust >/dev/null &&
 	refused "sandbox: exec: timeout ${SQ}-1${SQ}: expected seconds, like 30 or 0.5 (0: none)" \
 		exec --timeout -1 -- true &&
 	refused "sandbox: exec: timeout ${SQ}soon${SQ}: expected seconds, like 30 or 0.5 (0: none)" \
@@ -162,7 +163,8 @@ test_expect_success 'an unknown key in the config file: FILE:LINE in the message
 	cp bad.ini proj/sandbox.ini &&
 	(
 		cd proj &&
-		refused "sandbox: create: sandbox.ini:4: unknown key ${SQ}frobnicate${SQ}" create --name "$N"
+		sb trust >/dev/null &&
+		refused "sandbox: create: ./sandbox.ini:4: unknown key ${SQ}frobnicate${SQ}" create --name "$N"
 	) &&
 	ctr_gone "$N"
 '

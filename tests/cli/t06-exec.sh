@@ -153,6 +153,7 @@ test_expect_success '-w wins over SANDBOX_WORKSPACE' '
 
 test_expect_success 'without a workspace, exec creates one and says so on stderr' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	sb exec -- sh -c "echo lazy >made; echo hi" >out 2>err &&
 	cmp_text hi out &&
 	line_count 1 err &&

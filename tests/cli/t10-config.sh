@@ -1,7 +1,8 @@
 #!/bin/bash
 # sandbox.ini: the [sandbox] keys (the create and exec options' names with
 # - as _), the [env] section, where the file is found (--config,
-# SANDBOX_CONFIG, ./sandbox.ini), and the command line winning over it.
+# SANDBOX_CONFIG, ./sandbox.ini once trusted), and the command line winning
+# over it. The trust itself, and the user's defaults: t11-trust.sh.
 . "$(dirname "$0")/../lib.sh"
 need_engine
 
@@ -18,7 +19,8 @@ test_expect_success 'setup: a project directory with a sandbox.ini' '
 	FOO = from ini
 	BAR = bar
 	EOF
-	chmod 644 proj/sandbox.ini
+	chmod 644 proj/sandbox.ini &&
+	(cd proj && sb trust >/dev/null)
 '
 
 test_expect_success './sandbox.ini: create takes the image, workdir and pids limit from it' '

@@ -258,6 +258,7 @@ test_expect_success 'SANDBOX_WORKSPACE names the workspace; -w wins over it' '
 
 test_expect_success 'without a workspace, read creates one and says so on stderr' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb read /etc/passwd --limit 1 >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	line_count 1 err &&
 	LAZY=$(sed -n "s/^sandbox: created workspace \(sandbox-[0-9a-f]\{12\}\) (pass -w .*/\1/p" err) &&
@@ -269,6 +270,7 @@ test_expect_success 'without a workspace, read creates one and says so on stderr
 
 test_expect_success PYTHON 'without a workspace, read --json names the new one' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb --json read /etc/passwd --limit 1 >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	must_be_empty err &&
 	json_check out "d[\"path\"] == \"/etc/passwd\" and d[\"lines\"] == 1" &&

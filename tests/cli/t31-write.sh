@@ -284,6 +284,7 @@ test_expect_success 'SANDBOX_WORKSPACE names the workspace; -w wins over it' '
 
 test_expect_success 'without a workspace, write creates one and says so on stderr' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb write lazy.txt --content lazy >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	cmp_text "wrote 4 bytes to lazy.txt (new file)" out &&
 	line_count 1 err &&
@@ -297,6 +298,7 @@ test_expect_success 'without a workspace, write creates one and says so on stder
 
 test_expect_success PYTHON 'without a workspace, write --json names the new one' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb --json write lazy.txt --content lazy >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	must_be_empty err &&
 	json_check out "d[\"path\"] == \"lazy.txt\" and d[\"bytes\"] == 4 and d[\"created\"] is True" &&

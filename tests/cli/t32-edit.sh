@@ -303,6 +303,7 @@ test_expect_success 'SANDBOX_WORKSPACE names the workspace; -w wins over it' '
 
 test_expect_success 'without a workspace, edit creates one and says so on stderr' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb edit /etc/passwd --old "root:x:0:0:root:" --new "root:x:0:0:admin:" >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	line_count 1 err &&
 	LAZY=$(sed -n "s/^sandbox: created workspace \(sandbox-[0-9a-f]\{12\}\) (pass -w .*/\1/p" err) &&
@@ -315,6 +316,7 @@ test_expect_success 'without a workspace, edit creates one and says so on stderr
 
 test_expect_success PYTHON 'without a workspace, edit --json names the new one' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb --json edit /etc/passwd --old "root:x:0:0:root:" --new "root:x:0:0:admin:" >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	must_be_empty err &&
 	json_check out "d[\"replacements\"] == 1 and d.get(\"workspace\", \"\").startswith(\"sandbox-\")"

@@ -318,6 +318,7 @@ test_expect_success 'SANDBOX_WORKSPACE names the workspace; -w wins over it' '
 
 test_expect_success 'without a workspace, grep creates one and says so on stderr' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb grep "^root:" --path /etc/passwd --output count >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	cmp_text /etc/passwd:1 out &&
 	line_count 1 err &&
@@ -329,6 +330,7 @@ test_expect_success 'without a workspace, grep creates one and says so on stderr
 
 test_expect_success PYTHON 'without a workspace, grep --json names the new one' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >sandbox.ini &&
+	sb trust >/dev/null &&
 	{ sb --json grep "^root:" --path /etc/passwd >out 2>err; st=$?; rm sandbox.ini; test $st = 0; } &&
 	must_be_empty err &&
 	json_check out "d[\"matches\"] == [\"/etc/passwd\"] and d.get(\"workspace\", \"\").startswith(\"sandbox-\")"
