@@ -174,15 +174,16 @@ const char *exec_kill_word(enum exec_kill k)
 	return words[k];
 }
 
-/* Runs argv, an engine call of our own, even when we were interrupted
- * (a second signal cuts it short); its status, or -1. */
+/* Runs argv, an engine call of our own, even when we were interrupted;
+ * its status, or -1. A second signal cuts it short and sets *again. */
 static int run_anyway(struct strvec *argv, const struct exec_req *rq, struct sbuf *out,
-		      long timeout_ms)
+		      long timeout_ms, bool *again)
 {
 	sig_atomic_t saved = spawn_interrupted;
 	spawn_interrupted = 0;
 	int status = proc_run(strvec_argv(argv), rq->envp, out, NULL, timeout_ms, NULL);
-	if (!spawn_interrupted)
+	*again = spawn_interrupted != 0;
+	if (!*again)
 		spawn_interrupted = saved;
 	strvec_clear(argv);
 	return status;
@@ -203,13 +204,17 @@ static enum exec_kill stop_in_container(const struct exec_req *rq, long pgid)
 	char *cmd[] = {"/bin/sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", group};
 	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
 	struct sbuf out = {0};
-	int status = run_anyway(&argv, rq, &out, KILL_MS);
+	bool again;
+	int status = run_anyway(&argv, rq, &out, KILL_MS, &again);
 	bool gone = status == 0 && out.len == 5 && memcmp(out.buf, "gone\n", 5) == 0;
 	sbuf_free(&out);
 	if (gone)
 		return KILL_KILLED;
+	if (again)
+		return KILL_FAILED; /* a second signal: give up, as asked */
 	engine_stop_argv(&argv, rq->engine, rq->ctr);
-	return run_anyway(&argv, rq, NULL, rq->engine_ms) == 0 ? KILL_WS_STOPPED : KILL_FAILED;
+	return run_anyway(&argv, rq, NULL, rq->engine_ms, &again) == 0 ? KILL_WS_STOPPED
+									: KILL_FAILED;
 }
 
 static void close_fd(int *fd)
