@@ -33,7 +33,8 @@ extern const char SCRIPT_KILL[];
  * (every call needs a process group of its own), then serves requests
  * from stdin, one after the other:
  *   TAG \n  STDIN (0 or 1) \n  NARGS \n  then NARGS lines, each "=VALUE",
- *   "\\ENCODED" (printf %b: a value holding a newline) or "@N"
+ *   "\\ENCODED" (printf %b: a value holding a newline, or ending in
+ *   a byte over 0x7f, which bash's read may join to the newline) or "@N"
  * and with STDIN 1, frames (feed.h) that become the call's stdin. Each
  * call runs under setsid, between "begin" and "end:STATUS" markers on both
  * streams, with "pid:PGID" on stderr once it started; output outside them
