@@ -8,12 +8,15 @@
  * An input is 4 bytes that seed the chunking, then the archive. When
  * the first byte is odd, every 512-byte block of the archive gets its
  * checksum field set right before reading: random headers then get past
- * the checksum, to the fields behind it. Seeds
- * (tests/fuzz/corpus_tar) are archives of GNU tar (gnu, posix, ustar,
- * v7 formats: long names, pax headers, a prefix field, links, a
- * directory, an empty file) and of BusyBox tar, made like this, with
- * the first 4 bytes random:
- *   (head -c 4 /dev/urandom; tar -C DIR --format=posix -cf - .) >FILE
+ * the checksum, to the fields behind it. The seeds
+ * (tests/fuzz/corpus_tar) are archives of GNU tar in its gnu, oldgnu,
+ * posix, ustar and v7 formats and of BusyBox tar, of one directory
+ * (a file, an empty one, a binary one, a name of 120 bytes, a name with
+ * a newline, a UTF-8 name, a symlink, a hard link, subdirectories),
+ * made like this, the first 4 bytes random:
+ *   (head -c 4 /dev/urandom; tar -b1 -C DIR --format=posix -cf - .) >FILE
+ * and a few written with Python: pax size and path records, a base-256
+ * size, a GNU long name; two archives in a row, one cut short, none.
  *
  * The archive is read three times: in one chunk, in chunks whose sizes
  * come from the seed, and in chunks again with a callback that stops the
