@@ -41,14 +41,67 @@ build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_SRCS:src/%.c=build
 
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 
-unit: $(UNIT_BINS)
+# Fuzzing: each tests/fuzz/fuzz_NAME.c is a libFuzzer target, its seeds
+# (and every crash it found) in tests/fuzz/corpus_NAME/. `make fuzz`
+# builds them with clang; `make unit` replays every corpus through a
+# gcc-built driver; `make fuzz-check` runs each briefly when clang can.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 10
+# Warnings stay on, -Werror off: another compiler's new warning must not
+# fail a check; UBSan's reports are crashes here, not messages.
+FUZZ_CFLAGS = -std=c17 -D_POSIX_C_SOURCE=200809L $(filter-out -Werror,$(WARN)) \
+	$(INIH_CFLAGS) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES = $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_BINS = $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
+FUZZ_HDRS = $(wildcard tests/fuzz/*.h tests/unit/*.h src/*.h)
+REPLAY_BINS = $(FUZZ_NAMES:%=build/replay/fuzz_%)
+
+build/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< \
+		$(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+
+# Kept between builds: they are only intermediates of pattern rules.
+.SECONDARY: $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) $(LIB_SRCS:src/%.c=build/asan/%.o)
+
+# Skipped, with a note, where FUZZ_CC cannot build and run a fuzzer: no
+# check fails for lack of clang. A crash found fails it.
+fuzz-check:
+	@mkdir -p build/fuzz
+	@if $(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o build/fuzz/probe \
+		tests/fuzz/probe.c >/dev/null 2>&1 && build/fuzz/probe -runs=1 >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory fuzz && \
+		tests/fuzz/run-fuzzers $(FUZZ_TIME) $(FUZZ_BINS); \
+	else \
+		echo "# fuzz-check skipped: $(FUZZ_CC) cannot build a libFuzzer target" \
+			"(install clang; on Debian, libclang-rt-14-dev if it still fails)"; \
+	fi
+
+build/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_HDRS) \
+		$(LIB_SRCS:src/%.c=build/asan/%.o)
+	@mkdir -p build/replay
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -o $@ tests/fuzz/replay.c $< \
+		$(LIB_SRCS:src/%.c=build/asan/%.o) $(LDLIBS)
+
+unit: $(UNIT_BINS) $(REPLAY_BINS)
 	@for t in $(UNIT_BINS); do echo "# $$t"; $$t || exit 1; done
+	@for n in $(FUZZ_NAMES); do \
+		echo "# build/replay/fuzz_$$n tests/fuzz/corpus_$$n"; \
+		UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+			build/replay/fuzz_$$n tests/fuzz/corpus_$$n || exit 1; \
+	done
 
 # Installs and starts what the tests need (engines, images) when missing.
 setup:
 	scripts/setup-test-env
 
-check: setup all build/asan/sandbox unit
+check: setup all build/asan/sandbox unit fuzz-check
 	tests/run-cli-tests
 
 install: build/sandbox
@@ -63,4 +116,4 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit setup check install lint-man clean
+.PHONY: all unit fuzz fuzz-check setup check install lint-man clean

@@ -154,6 +154,17 @@ bool chan_serves(const char *script)
 	return false;
 }
 
+/* Whether v can go as it is, on a line of its own: no newline, and not
+ * ending in a byte over 0x7f. Bash's `read -r`, in a UTF-8 locale, takes
+ * the newline after an incomplete multibyte sequence ("a\303") into the
+ * value, and every line after it shifts. (Non-ASCII bytes elsewhere are
+ * read as they are, and the %b path costs the server a fork.) */
+static bool plain_value(const char *v)
+{
+	size_t n = strlen(v);
+	return !strchr(v, '\n') && (n == 0 || (unsigned char)v[n - 1] < 0x80);
+}
+
 static void push_value(struct sbuf *out, const char *v)
 {
 	for (size_t i = 0; i < ARRAY_LEN(served); i++) {
@@ -162,7 +173,7 @@ static void push_value(struct sbuf *out, const char *v)
 			return;
 		}
 	}
-	if (!strchr(v, '\n')) {
+	if (plain_value(v)) {
 		sbuf_addc(out, '=');
 		sbuf_adds(out, v);
 		sbuf_addc(out, '\n');

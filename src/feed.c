@@ -25,7 +25,7 @@ void feed_init_fd(struct feed *f, int fd)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t pos = lseek(fd, 0, SEEK_CUR);
 		f->src_sized = true;
-		f->src_left = (unsigned long long)(st.st_size - (pos > 0 ? pos : 0));
+		f->src_size = f->src_left = (unsigned long long)(st.st_size - (pos > 0 ? pos : 0));
 	}
 }
 
@@ -42,7 +42,7 @@ void feed_init_buf(struct feed *f, const char *buf, size_t len)
 	f->buf = buf;
 	f->buflen = len;
 	f->src_sized = true;
-	f->src_left = len;
+	f->src_size = f->src_left = len;
 }
 
 void feed_rewind(struct feed *f)
@@ -131,8 +131,10 @@ bool feed_ready(struct feed *f)
 		return pending(f);
 	}
 	if (!f->started && f->src_sized) {
+		/* The size as sized, not what is left: the source may have
+		 * been read from before this first call. */
 		f->started = true;
-		header(f, f->src_left);
+		header(f, f->src_size);
 		if (f->buf) {
 			payload(f, f->buf, (size_t)f->src_left);
 			f->src_left = 0;

@@ -19,7 +19,8 @@
 struct feed {
 	int src_fd;            /* the source, or -1 for buf */
 	bool src_sized;        /* buf, or a regular file: one frame */
-	unsigned long long src_left; /* bytes of the one frame still to read */
+	unsigned long long src_size; /* the bytes of that frame */
+	unsigned long long src_left; /* of them, still to read */
 	bool src_eof;
 	int src_errno;         /* the source failed, or shrank: no end frame */
 	const char *buf;       /* a buffer source */

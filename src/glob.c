@@ -209,45 +209,101 @@ static unsigned glob_bracket_class(const char *p, size_t len, size_t *j)
 	return bit;
 }
 
+/* Moves *j past one member at *j: a class, a character, or a range of
+ * two. False at the end of the text or at a '/'. A ']' here is a
+ * character: the caller decides when one ends the expression. */
+static bool glob_bracket_member(const char *p, size_t len, size_t *j, struct glob_set *set)
+{
+	unsigned bit = glob_bracket_class(p, len, j);
+	if (bit) {
+		if (set)
+			set->classes |= bit;
+		return true;
+	}
+	uint32_t lo, hi;
+	if (!glob_bracket_char(p, len, j, &lo))
+		return false;
+	hi = lo;
+	if (*j + 1 < len && p[*j] == '-' && p[*j + 1] != ']') {
+		(*j)++;
+		if (!glob_bracket_char(p, len, j, &hi))
+			return false;
+	}
+	glob_set_add(set, lo, hi);
+	return true;
+}
+
+/* Where the bracket expressions of one text close. Whether the '[' at i
+ * closes depends on reading its members from i on; read afresh from
+ * each '[', a text like "[[[[" or "[[:alpha:][[:alpha:]" costs time
+ * quadratic in its length. But once two readings stand at the same
+ * position after a member, they go on alike: end[q] remembers where a
+ * reading that stands at q ends, so each position is read once. */
+struct glob_brackets {
+	const char *p;
+	size_t len;
+	size_t *end; /* per position: GLOB_UNSEEN, the index of the ']', or GLOB_NONE */
+};
+
+#define GLOB_UNSEEN (SIZE_MAX - 1)
+
+static void glob_brackets_init(struct glob_brackets *b, const char *p, size_t len)
+{
+	b->p = p;
+	b->len = len;
+	b->end = NULL;
+}
+
+static void glob_brackets_free(struct glob_brackets *b)
+{
+	free(b->end);
+	b->end = NULL;
+}
+
+/* The ']' that ends members read from q on, or GLOB_NONE. */
+static size_t glob_brackets_close(struct glob_brackets *b, size_t q)
+{
+	if (!b->end) {
+		b->end = xmalloc((b->len + 1) * sizeof(*b->end));
+		for (size_t k = 0; k <= b->len; k++)
+			b->end[k] = GLOB_UNSEEN;
+	}
+	size_t r = q, at = q;
+	while (r < b->len && b->end[r] == GLOB_UNSEEN && b->p[r] != ']')
+		if (!glob_bracket_member(b->p, b->len, &r, NULL))
+			r = b->len;
+	r = r >= b->len ? GLOB_NONE : b->end[r] != GLOB_UNSEEN ? b->end[r] : r;
+	/* Again, to remember the answer at every position on the way. */
+	while (at < b->len && b->end[at] == GLOB_UNSEEN && b->p[at] != ']') {
+		b->end[at] = r;
+		if (!glob_bracket_member(b->p, b->len, &at, NULL))
+			break;
+	}
+	return r;
+}
+
 /* Parses the bracket expression that opens at p[i] == '[' into set (when
  * not NULL). Returns the index just past its ']', or 0 when it does not
- * close before the end of the text or a '/': then *stop is where the
- * scan ended, and every '[' before *stop is literal too, which keeps
- * the work linear on a text like "[[[[[[". */
-static size_t glob_bracket_parse(const char *p, size_t len, size_t i,
-				 struct glob_set *set, size_t *stop)
+ * close before the end of the text or a '/': then the '[' is literal. */
+static size_t glob_bracket_parse(struct glob_brackets *b, size_t i, struct glob_set *set)
 {
-	size_t j = i + 1;
-	if (j < len && (p[j] == '!' || p[j] == '^')) {
-		if (set)
-			set->negate = true;
+	const char *p = b->p;
+	size_t len = b->len, j = i + 1;
+	if (j < len && (p[j] == '!' || p[j] == '^'))
 		j++;
+	/* The first member may be a ']'. */
+	size_t first = j;
+	if (!glob_bracket_member(p, len, &first, NULL))
+		return 0;
+	size_t close = glob_brackets_close(b, first);
+	if (close == GLOB_NONE)
+		return 0;
+	if (set) {
+		set->negate = j > i + 1;
+		while (j < close)
+			glob_bracket_member(p, len, &j, set);
 	}
-	for (bool first = true;; first = false) {
-		if (j < len && p[j] == ']' && !first)
-			return j + 1;
-		unsigned bit = glob_bracket_class(p, len, &j);
-		if (bit) {
-			if (set)
-				set->classes |= bit;
-			continue;
-		}
-		uint32_t lo, hi;
-		if (!glob_bracket_char(p, len, &j, &lo))
-			break;
-		if (j + 1 < len && p[j] == '-' && p[j + 1] != ']') {
-			j++;
-			if (!glob_bracket_char(p, len, &j, &hi))
-				break;
-			glob_set_add(set, lo, hi);
-		} else {
-			glob_set_add(set, lo, lo);
-		}
-	}
-	while (j < len && p[j] != '/')
-		j++;
-	*stop = j;
-	return 0;
+	return close + 1;
 }
 
 static bool glob_set_match(const struct glob_set *set, uint32_t cp)
@@ -275,8 +331,10 @@ static int glob_braces_scan(struct glob_braces *b, size_t len, char *errbuf, siz
 	const char *p = b->p;
 	size_t *stack = xmalloc((len + 1) * sizeof(*stack));
 	bool *comma = xmalloc((len + 1) * sizeof(*comma));
-	size_t sp = 0, literal_until = 0, stop;
+	size_t sp = 0;
 	int rc = 0;
+	struct glob_brackets br;
+	glob_brackets_init(&br, p, len);
 	for (size_t i = 0; i < len; i++) {
 		if (p[i] == '\\') {
 			if (++i < len)
@@ -285,12 +343,9 @@ static int glob_braces_scan(struct glob_braces *b, size_t len, char *errbuf, siz
 			rc = -1;
 			break;
 		}
-		if (p[i] == '[' && i >= literal_until) {
-			size_t end = glob_bracket_parse(p, len, i, NULL, &stop);
-			if (end)
-				i = end - 1;
-			else
-				literal_until = stop;
+		size_t end;
+		if (p[i] == '[' && (end = glob_bracket_parse(&br, i, NULL)) != 0) {
+			i = end - 1;
 		} else if (p[i] == '{') {
 			comma[sp] = false;
 			stack[sp++] = i;
@@ -310,6 +365,7 @@ static int glob_braces_scan(struct glob_braces *b, size_t len, char *errbuf, siz
 	}
 	free(stack);
 	free(comma);
+	glob_brackets_free(&br);
 	return rc;
 }
 
@@ -463,16 +519,17 @@ static void glob_comp_compile(struct glob_comp *c, const char *p, size_t len)
 		c->globstar = true;
 		return;
 	}
-	size_t literal_until = 0, stop;
+	struct glob_brackets br;
+	glob_brackets_init(&br, p, len);
 	for (size_t j = 0; j < len;) {
 		uint32_t cp;
 		if (p[j] == '*' || p[j] == '?') {
 			glob_comp_push(c, p[j] == '*' ? GLOB_TOK_STAR : GLOB_TOK_ANY, 0, NULL);
 			j++;
-		} else if (p[j] == '[' && j >= literal_until) {
+		} else if (p[j] == '[') {
 			struct glob_set *set = xmalloc(sizeof(*set));
 			memset(set, 0, sizeof(*set));
-			size_t end = glob_bracket_parse(p, len, j, set, &stop);
+			size_t end = glob_bracket_parse(&br, j, set);
 			if (end) {
 				glob_comp_push(c, GLOB_TOK_SET, 0, set);
 				j = end;
@@ -480,7 +537,6 @@ static void glob_comp_compile(struct glob_comp *c, const char *p, size_t len)
 			}
 			free(set->ranges);
 			free(set);
-			literal_until = stop;
 			glob_comp_push(c, GLOB_TOK_CHAR, '[', NULL);
 			j++;
 		} else {
@@ -490,6 +546,7 @@ static void glob_comp_compile(struct glob_comp *c, const char *p, size_t len)
 			glob_comp_push(c, GLOB_TOK_CHAR, cp, NULL);
 		}
 	}
+	glob_brackets_free(&br);
 }
 
 static void glob_alt_push(struct glob_alt *a, const char *p, size_t len)

@@ -35,7 +35,8 @@ extern const char SCRIPT_KILL[];
  * (every call needs a process group of its own), then serves requests
  * from stdin, one after the other:
  *   TAG \n  STDIN (0 or 1) \n  NARGS \n  then NARGS lines, each "=VALUE",
- *   "\\ENCODED" (printf %b: a value holding a newline) or "@N"
+ *   "\\ENCODED" (printf %b: a value holding a newline, or ending in
+ *   a byte over 0x7f, which bash's read may join to the newline) or "@N"
  * and with STDIN 1, frames (feed.h) that become the call's stdin. Each
  * call runs under setsid, its TAG as the first line of its stdin (as
  * SCRIPT_EXEC wants it), between "begin" and "end:STATUS" markers on

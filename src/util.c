@@ -48,15 +48,21 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+__attribute__((format(printf, 1, 0)))
 static char *xvasprintf(const char *fmt, va_list ap)
 {
 	va_list ap2;
 	va_copy(ap2, ap);
-/* GCC 12 with -fsanitize=undefined sees a NULL fmt that cannot be. */
+/* GCC 12 with -fsanitize=undefined sees a NULL fmt that cannot be
+ * (clang has no such warning, and would warn of the unknown name). */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 	int n = vsnprintf(NULL, 0, fmt, ap2);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 	va_end(ap2);
 	if (n < 0)
 		oom();

@@ -1,13 +1,10 @@
 /* fuzz_jsonr.c: a libFuzzer target for the JSON reader (src/jsonr.c).
  *
- * Build and run from the top of the tree (clang with libFuzzer; on
- * Debian the fuzzer runtime comes with clang, or libclang-rt-14-dev):
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c17 \
- *     -D_POSIX_C_SOURCE=200809L -Isrc -o build/fuzz_jsonr \
- *     tests/fuzz/fuzz_jsonr.c src/jsonr.c src/json.c src/util.c -lm
- *   mkdir -p build/corpus_jsonr
- *   build/fuzz_jsonr -max_total_time=120 build/corpus_jsonr tests/fuzz/corpus_jsonr
+ * `make fuzz` builds it as build/fuzz/fuzz_jsonr (with clang; on Debian
+ * the fuzzer runtime comes with clang, or libclang-rt-14-dev); `make
+ * fuzz-check` runs it briefly, `make unit` replays its corpus. To run it
+ * longer:
+ *   build/fuzz/fuzz_jsonr -max_total_time=600 build/fuzz/corpus_jsonr tests/fuzz/corpus_jsonr
  *
  * (The first corpus directory receives new inputs; the seeds in
  * tests/fuzz/corpus_jsonr stay as they are.)
@@ -30,19 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "json.h"
 #include "jsonr.h"
 #include "../unit/jv_equal.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 /* --- an independent grammar check: recursive, by code point --- */
 

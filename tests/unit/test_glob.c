@@ -136,6 +136,16 @@ static void test_brackets(void)
 		{"[", "[", true},
 		{"a[b", "a[b", true},
 		{"[[[[", "[[[[", true},
+		/* The first '[' never closes (its class takes the ']'); the
+		 * second does: "[:alpha:]" is the set of ':', 'a', 'l', ... */
+		{"[[:alpha:]", "[a", true},
+		{"[[:alpha:]", "[[:alpha:]", false},
+		{"[[:alpha:]", "a", false},
+		{"[a[:digit:]", "[a:", true},
+		{"[a[:digit:]", "[a5", false},
+		{"[[a]", "a", true},
+		{"[[a]", "[a", false},
+		{"{[[:alpha:],b}", "[h", true},
 		{"[a", "a", false},
 		{"[a/b]", "[a/b]", true},
 		{"[a/b]", "a", false},
@@ -376,6 +386,16 @@ static void test_hostile(void)
 		sbuf_addc(&p, '[');
 	pat = glob_compile(p.buf, NULL, 0);
 	ok(pat && glob_match(pat, p.buf) && !glob_match(pat, "["), "200000 unclosed '[' are literal");
+	glob_free(pat);
+	sbuf_reset(&p);
+	for (int i = 0; i < 50000; i++)
+		sbuf_adds(&p, "[[:alpha:]");
+	sbuf_reset(&path);
+	for (int i = 0; i < 50000; i++)
+		sbuf_adds(&path, "[p");
+	pat = glob_compile(p.buf, NULL, 0);
+	ok(pat && glob_match(pat, path.buf) && !glob_match(pat, p.buf),
+	   "50000 '[[:alpha:]': each second '[' closes, in linear time");
 	glob_free(pat);
 	sbuf_reset(&p);
 	for (int i = 0; i < 50000; i++)
