@@ -19,7 +19,9 @@ const char SCRIPT_KEEPALIVE[] =
  * With MODE 1, CWD and every argument come encoded (a byte as \\0ooo, see
  * exec.c) and are decoded here: the engines carry arguments as JSON, which
  * cannot hold bytes that are not UTF-8. The "x" keeps a trailing newline
- * from being eaten by the command substitution. MODE 2 and 3 are for a
+ * from being eaten by the command substitution. Our own work runs with
+ * LC_ALL=C (bash in a UTF-8 locale mangles ${a%x} of a value that is
+ * not UTF-8); the command gets the LC_ALL it came with, as with PATH. MODE 2 and 3 are for a
  * channel's calls, whose process group the channel reports; with 3 the
  * command is one of our constant scripts with its arguments, run by eval
  * in the subshell (under SAFE_PATH) rather than by a new sh. Else the
@@ -34,7 +36,8 @@ const char SCRIPT_KEEPALIVE[] =
 const char SCRIPT_EXEC[] =
 	"unset t\n"
 	"IFS= read -r t || exit 125\n"
-	"w=$1 d=$2 x=$3 i=$4 o=${PATH-} u=${PATH+1}\n"
+	"w=$1 d=$2 x=$3 i=$4 o=${PATH-} u=${PATH+1} l=${LC_ALL-} v=${LC_ALL+1}\n"
+	"LC_ALL=C\n"
 	"shift 4\n"
 	SAFE_PATH
 	"[ \"$i\" = 1 ] || exec </dev/null\n"
@@ -61,8 +64,10 @@ const char SCRIPT_EXEC[] =
 	"}\n"
 	"k; m=$K\n"
 	"printf '\\036%s:ready\\036' \"$t\" >&2\n"
-	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x i o u e m K; eval \"$c\")\n"
-	"else (if [ -n \"$u\" ]; then PATH=$o; else unset PATH; fi; unset t w d x i o u e m K; \"$@\")\n"
+	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x i o u l v e m K; eval \"$c\")\n"
+	"else (if [ -n \"$u\" ]; then PATH=$o; else unset PATH; fi\n"
+	"  if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi\n"
+	"  unset t w d x i o u l v e m K; \"$@\")\n"
 	"fi\n"
 	"s=$?\n"
 	"k; [ \"$K\" = \"$m\" ] || printf '\\036%s:oom\\036' \"$t\" >&2\n"
@@ -198,10 +203,15 @@ const char SCRIPT_TAR[] =
  * as a background job only to learn its pid ($!), which setsid made its
  * process group: the host kills by it. An asynchronous list reads
  * /dev/null, hence the requests' stdin kept as fd 3 for frames. The second
- * wait is for frames, still draining when the call stopped reading. */
+ * wait is for frames, still draining when the call stopped reading. The
+ * requests are decoded with LC_ALL=C (bash, in a UTF-8 locale, reads a
+ * line ending in a cut multibyte sequence, or expands ${a#=} of one,
+ * wrongly); each call gets the LC_ALL the server came with. */
 const char SCRIPT_SERVE[] =
 	SAFE_PATH
-	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6\n"
+	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6 l=${LC_ALL-} v=${LC_ALL+1}\n"
+	"LC_ALL=C\n"
+	"run() { if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi; exec setsid \"$@\"; }\n"
 	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
 	"printf '\\036%s:ok\\036' \"$T\"\n"
 	"exec 3<&0\n"
@@ -226,8 +236,8 @@ const char SCRIPT_SERVE[] =
 	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
 	"  done\n"
 	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
-	"  if [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | setsid \"$@\" 3<&- &\n"
-	"  else echo \"$t\" | setsid \"$@\" 3<&- &\n"
+	"  if [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | run \"$@\" 3<&- &\n"
+	"  else echo \"$t\" | run \"$@\" 3<&- &\n"
 	"  fi\n"
 	"  printf '\\036%s:pid:%d\\036' \"$t\" \"$!\" >&2\n"
 	"  wait \"$!\"; s=$?; wait\n"
