@@ -324,6 +324,24 @@ long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+size_t utf8_count(struct utf8_count *c, const char *s, size_t n, size_t max)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+		if ((b & 0xc0) == 0x80 && c->follow > 0) {
+			c->follow--;
+		} else {
+			c->chars++;
+			c->follow = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2
+				  : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+		}
+		if (c->chars <= max)
+			keep = i + 1;
+	}
+	return keep;
+}
+
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF), or 0 if it is not one. */
 size_t utf8_len(const unsigned char *p, size_t n)
