@@ -422,16 +422,18 @@ need_peak_rss() {
 	fi
 }
 
-# peak_kib OUT CMD...: runs CMD, a program, with tests/peak-rss.c preloaded
-# (prerequisite PEAK_RSS; without it, CMD runs as it is); OUT then holds
-# its peak resident set in KiB, without its children's (the engine's
-# client), or "0". Returns CMD's status.
+# peak_kib OUT CMD...: runs CMD, which runs $SANDBOX (sb, or timeout N
+# "$SANDBOX" ...), with tests/peak-rss.c preloaded (prerequisite PEAK_RSS;
+# without it, CMD runs as it is); OUT then holds the peak resident set of
+# $SANDBOX in KiB, without its children's (the engine's client), or "0".
+# Returns CMD's status.
 peak_kib() {
 	local out=$1
 	shift
 	echo 0 >"$out"
 	if test_have_prereq PEAK_RSS; then
-		PEAK_RSS_FILE=$out LD_PRELOAD=$TRASH/.peak-rss.so "$@"
+		PEAK_RSS_FILE=$out PEAK_RSS_EXE=$(readlink -f "$SANDBOX") \
+			LD_PRELOAD=$TRASH/.peak-rss.so "$@"
 	else
 		"$@"
 	fi
