@@ -220,8 +220,7 @@ bool parse_seconds(const char *s, double *out)
 	errno = 0;
 	char *end;
 	double v = strtod(s, &end);
-	/* A day in seconds times 10000: beyond that a timeout is a typo. */
-	if (errno || *end || end == s || !isfinite(v) || v < 0 || v > 864000000.0)
+	if (errno || *end || end == s || !isfinite(v) || v < 0 || v > SECONDS_MAX)
 		return false;
 	*out = v;
 	return true;

@@ -50,7 +50,9 @@ void sbuf_add_printf_b(struct sbuf *sb, const char *s);
 
 /* Strict parsers: the whole string must be a number in range. */
 bool parse_long(const char *s, long min, long max, long *out);
-/* Seconds with an optional fraction, "1.5"; >= 0. */
+/* Seconds with an optional fraction, "1.5"; from 0 to SECONDS_MAX (a
+ * day in seconds times 10000: beyond that a timeout is a typo). */
+#define SECONDS_MAX 864000000
 bool parse_seconds(const char *s, double *out);
 /* "90", "90s", "15m", "2h", "7d" into seconds. */
 bool parse_duration(const char *s, long *out);

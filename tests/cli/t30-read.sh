@@ -89,7 +89,13 @@ test_expect_success 'bad --offset and --limit values: exit 2, nothing run' '
 	expect_status 2 sb -w "$REF" read three.txt --limit ten 2>err &&
 	cmp_text "sandbox: read: --limit ${SQ}ten${SQ}: expected a number from 1" err &&
 	expect_status 2 sb -w "$REF" read three.txt --offset -3 2>err &&
-	cmp_text "sandbox: read: --offset ${SQ}-3${SQ}: expected a number from 1" err
+	cmp_text "sandbox: read: --offset ${SQ}-3${SQ}: expected a number from 1" err &&
+	expect_status 2 sb -w "$REF" read three.txt --limit 100000001 2>err &&
+	cmp_text "sandbox: read: --limit ${SQ}100000001${SQ}: at most 100000000" err &&
+	expect_status 2 sb -w "$REF" read three.txt --offset 99999999999999999999 2>err &&
+	cmp_text "sandbox: read: --offset ${SQ}99999999999999999999${SQ}: expected a number from 1" err &&
+	sb -w "$REF" read three.txt --limit 100000000 >out &&
+	line_count 3 out
 '
 
 test_expect_success 'usage: one path, exactly' '

@@ -8,6 +8,7 @@
 # same server with the official TypeScript client.
 . "$(dirname "$0")/../lib.sh"
 need_engine
+need_peak_rss
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
@@ -241,6 +242,41 @@ test_expect_success 'output to the model is capped: head and tail kept, the cut 
 	grep_file "bytes cut" got &&
 	test "$(wc -c <got)" -lt 1300 &&
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_truncated\"] is True and d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 28890"
+'
+
+test_expect_success 'every number has a maximum, in the schema; a larger one is refused (-32602)' '
+	cat >steps <<-\STEPS &&
+	init
+	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
+	<
+	call 1 read {"path":"x","limit":100000001}
+	<
+	call 2 read {"path":"x","offset":100000001}
+	<
+	call 3 exec {"command":"true","timeout":864000001}
+	<
+	call 4 grep {"pattern":"x","context":100000001}
+	<
+	call 5 glob {"pattern":"x","limit":100000001}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "all(\"maximum\" in p for t in d[\"result\"][\"tools\"] for p in t[\"inputSchema\"][\"properties\"].values() if p[\"type\"] in (\"integer\", \"number\"))" &&
+	answer out 2 "{(t[\"name\"], k): p[\"maximum\"] for t in d[\"result\"][\"tools\"] for k, p in t[\"inputSchema\"][\"properties\"].items() if \"maximum\" in p} == {(\"exec\", \"timeout\"): 864000000, (\"read\", \"offset\"): 100000000, (\"read\", \"limit\"): 100000000, (\"glob\", \"limit\"): 100000000, (\"grep\", \"context\"): 100000000, (\"grep\", \"limit\"): 100000000}" &&
+	answer out 3 "d[\"id\"] == 1 and d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"message\"] == \"argument offset must be at most 100000000\"" &&
+	answer out 5 "d[\"id\"] == 3 and d[\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
+	answer out 6 "d[\"id\"] == 4 and d[\"error\"][\"message\"] == \"argument context must be at most 100000000\"" &&
+	answer out 7 "d[\"id\"] == 5 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	test "$(our_workspaces | wc -l)" = 0
+'
+
+test_expect_success '--output-limit: from 1000 to 1000000' '
+	expect_status 2 sb mcp --output-limit 1000001 </dev/null >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: mcp: --output-limit ${SQ}1000001${SQ}: at most 1000000" err &&
+	expect_status 2 sb mcp --output-limit 999 </dev/null >out 2>err &&
+	cmp_text "sandbox: mcp: --output-limit ${SQ}999${SQ}: expected a number from 1000" err
 '
 
 test_expect_success 'hostile values stay data through the channel: names, patterns, texts' '
