@@ -279,6 +279,55 @@ test_expect_success '--output-limit: from 1000 to 1000000' '
 	cmp_text "sandbox: mcp: --output-limit ${SQ}999${SQ}: expected a number from 1000" err
 '
 
+test_expect_success 'structuredContent is capped like the text: a cut string says its bytes, an array its count' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"seq 1 3000 >n.txt; mkdir many && cd many && for i in $(seq 1 100); do : >a-rather-long-file-name-$i.txt; done"}
+	<
+	call 2 read {"path":"n.txt"}
+	<
+	call 3 glob {"pattern":"many/*"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm --output-limit 1000 <steps &&
+	full=$(python3 -c "print(repr(\"\".join(\"%6d\\t%d\\n\" % (i, i) for i in range(1, 2001))))") &&
+	answer out 3 "(lambda c: c[\"content\"] == $full[:len(c[\"content\"])] and 900 < len(c[\"content\"]) <= 1000 and c[\"content_truncated\"] is True and c[\"content_bytes\"] == len($full))(d[\"result\"][\"structuredContent\"])" &&
+	answer out 3 "(lambda c: len(c[\"sha256\"]) == 64 and c[\"path\"] == \"n.txt\" and c[\"lines\"] == 2000 and c[\"truncated\"] is True)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 3 "len(d[\"result\"][\"content\"][0][\"text\"]) < 1100" &&
+	answer out 4 "(lambda c: 0 < len(c[\"matches\"]) < 100 and c[\"matches_truncated\"] is True and c[\"matches_count\"] == 100 and c[\"total\"] == 100)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 4 "all(m.startswith(\"many/a-rather-long-file-name-\") and m.endswith(\".txt\") for m in d[\"result\"][\"structuredContent\"][\"matches\"])"
+'
+
+test_expect_success 'what the workspace sends does not grow the server: 50 MiB of 0x80 read and printed, 20 MiB read, 4096 such lines' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"head -c 52428800 /dev/zero | tr \"\\000\" \"\\200\" >c50.txt && head -c 20971520 c50.txt >c20.txt && { head -c 2000 c50.txt; echo; } >l.txt && for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat l.txt l.txt >l2.txt && mv l2.txt l.txt; done"}
+	<
+	call 2 read {"path":"c50.txt"}
+	<
+	call 3 read {"path":"c20.txt"}
+	<
+	call 4 exec {"command":"cat c50.txt; cat c20.txt >&2"}
+	<
+	call 5 read {"path":"l.txt","limit":100000}
+	<
+	peak
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"result\"][\"isError\"] is False" &&
+	for n in 3 4; do
+		size=$((n == 3 ? 52428800 : 20971520)) &&
+		sha=$(python3 -c "import hashlib; print(hashlib.sha256(b\"\\x80\" * $size).hexdigest())") &&
+		answer out $n "(lambda c: c[\"content\"] == \"     1\\t\" + \"\\ufffd\" * 2000 + \" [... line cut: %d more characters]\\n\" % ($size - 2000) and c[\"size\"] == $size and c[\"sha256\"] == \"$sha\")(d[\"result\"][\"structuredContent\"])" || return 1
+	done &&
+	answer out 5 "(lambda c: c[\"stdout_bytes\"] == 52428800 and c[\"stderr_bytes\"] == 20971520 and c[\"stdout_truncated\"] is True and len(c[\"stdout\"]) <= 14950)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 6 "(lambda c: c[\"lines\"] == 523 and c[\"total_lines\"] == 4096 and c[\"content_truncated\"] is True and len(c[\"content\"]) <= 30000)(d[\"result\"][\"structuredContent\"])" &&
+	sed -n 7p out >peak &&
+	grep_file "^peak [0-9][0-9]*$" peak &&
+	sed "s/^peak //" peak >rss &&
+	{ ! test_have_prereq PEAK_RSS || below_kib rss 32768; }
+'
+
 test_expect_success 'hostile values stay data through the channel: names, patterns, texts' '
 	cat >steps <<-\STEPS &&
 	init
