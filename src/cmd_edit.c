@@ -182,9 +182,8 @@ static int replace(struct app *a, const char *shown, const struct sbuf *file,
 {
 	const char *hits[EDIT_LINES_SHOWN];
 	size_t n = 0;
-	const char *p = file->buf ? file->buf : "";
-	const char *end = p + file->len;
-	for (; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len)
+	const char *begin = file->buf ? file->buf : "", *end = begin + file->len, *p;
+	for (p = begin; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len)
 		if (n++ < EDIT_LINES_SHOWN)
 			hits[n - 1] = p;
 	if (n == 0)
@@ -194,8 +193,8 @@ static int replace(struct app *a, const char *shown, const struct sbuf *file,
 	if (new->len > old->len && (new->len - old->len) > (EDIT_MAX - file->len) / n)
 		return err_set(e, ERR_FAILED, "%s: the new content would be larger than %d MiB (%zu replacements); too large to edit here",
 			       shown, EDIT_MAX >> 20, n);
-	const char *from = file->buf ? file->buf : "";
-	for (p = from; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len) {
+	const char *from = begin;
+	for (p = begin; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len) {
 		sbuf_add(out, from, (size_t)(p - from));
 		sbuf_add(out, new->buf ? new->buf : "", new->len);
 		from = p + old->len;

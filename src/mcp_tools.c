@@ -18,7 +18,6 @@ struct param {
 	enum ptype type;
 	bool required;
 	long long min;             /* P_INT; P_STR: 1 for not empty */
-	long long max;             /* P_INT, P_NUM: the schema's "maximum" */
 	const char *const *choices; /* P_STR: NULL-ended, or NULL for any */
 	const char *desc;
 };
@@ -35,50 +34,47 @@ struct mcp_tool {
 
 static const char *const output_modes[] = {"files", "content", "count", NULL};
 
-/* Every number has a maximum: none sizes an allocation, and none is
- * taken past what the command line takes. */
 static const struct param exec_params[] = {
-	{"command", P_STR, true, 1, 0, NULL, "Shell text, run with sh -c in the workspace."},
-	{"timeout", P_NUM, false, 0, SECONDS_MAX, NULL,
+	{"command", P_STR, true, 1, NULL, "Shell text, run with sh -c in the workspace."},
+	{"timeout", P_NUM, false, 0, NULL,
 	 "Seconds before the command and everything it started are killed (default: the server's)."},
-	{"cwd", P_STR, false, 0, 0, NULL, "Directory to run in; relative to the workspace directory."},
-	{"env", P_ENV, false, 0, 0, NULL, "Environment variables for this command."},
+	{"cwd", P_STR, false, 0, NULL, "Directory to run in; relative to the workspace directory."},
+	{"env", P_ENV, false, 0, NULL, "Environment variables for this command."},
 };
 static const struct param read_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to read; relative to the workspace directory."},
-	{"offset", P_INT, false, 1, APP_COUNT_MAX, NULL, "First line to show, 1-based (default 1)."},
-	{"limit", P_INT, false, 1, APP_COUNT_MAX, NULL, "Most lines to show (default 2000)."},
+	{"path", P_STR, true, 1, NULL, "File to read; relative to the workspace directory."},
+	{"offset", P_INT, false, 1, NULL, "First line to show, 1-based (default 1)."},
+	{"limit", P_INT, false, 1, NULL, "Most lines to show (default 2000)."},
 };
 static const struct param write_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to write; missing directories are created."},
-	{"content", P_STR, true, 0, 0, NULL, "The whole new content of the file."},
+	{"path", P_STR, true, 1, NULL, "File to write; missing directories are created."},
+	{"content", P_STR, true, 0, NULL, "The whole new content of the file."},
 };
 static const struct param edit_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to edit."},
-	{"old_text", P_STR, true, 0, 0, NULL,
+	{"path", P_STR, true, 1, NULL, "File to edit."},
+	{"old_text", P_STR, true, 0, NULL,
 	 "Exact text to replace, whitespace included; it must occur exactly once unless replace_all."},
-	{"new_text", P_STR, true, 0, 0, NULL, "Text to put in its place."},
-	{"replace_all", P_BOOL, false, 0, 0, NULL, "Replace every occurrence (default false)."},
-	{"expect_sha256", P_STR, false, 0, 0, NULL,
+	{"new_text", P_STR, true, 0, NULL, "Text to put in its place."},
+	{"replace_all", P_BOOL, false, 0, NULL, "Replace every occurrence (default false)."},
+	{"expect_sha256", P_STR, false, 0, NULL,
 	 "Refuse the edit unless the file still has this SHA-256 (from read)."},
 };
 static const struct param glob_params[] = {
-	{"pattern", P_STR, true, 1, 0, NULL,
+	{"pattern", P_STR, true, 1, NULL,
 	 "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c)."},
-	{"path", P_STR, false, 1, 0, NULL, "Directory to search (default: the workspace directory)."},
-	{"limit", P_INT, false, 1, APP_COUNT_MAX, NULL, "Most paths to return (default 1000)."},
+	{"path", P_STR, false, 1, NULL, "Directory to search (default: the workspace directory)."},
+	{"limit", P_INT, false, 1, NULL, "Most paths to return (default 1000)."},
 };
 static const struct param grep_params[] = {
-	{"pattern", P_STR, true, 1, 0, NULL, "POSIX extended regular expression (grep -E)."},
-	{"path", P_STR, false, 1, 0, NULL,
+	{"pattern", P_STR, true, 1, NULL, "POSIX extended regular expression (grep -E)."},
+	{"path", P_STR, false, 1, NULL,
 	 "File or directory to search (default: the workspace directory)."},
-	{"glob", P_STR, false, 0, 0, NULL, "Only files whose name matches this glob (*.c)."},
-	{"output_mode", P_STR, false, 0, 0, output_modes,
+	{"glob", P_STR, false, 0, NULL, "Only files whose name matches this glob (*.c)."},
+	{"output_mode", P_STR, false, 0, output_modes,
 	 "files: matching paths (default); content: path:line:text; count: path:N."},
-	{"case_insensitive", P_BOOL, false, 0, 0, NULL, "Ignore case (default false)."},
-	{"context", P_INT, false, 0, APP_COUNT_MAX, NULL,
-	 "Lines of context around each match, with content."},
-	{"limit", P_INT, false, 1, APP_COUNT_MAX, NULL, "Most output lines (default 1000)."},
+	{"case_insensitive", P_BOOL, false, 0, NULL, "Ignore case (default false)."},
+	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content."},
+	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
 };
 
 /* A UTF-8 continuation byte: never where a character starts or a cut goes. */
@@ -232,7 +228,7 @@ static void text_grep(struct sbuf *out, const struct jv *res, const struct app *
 	text_matches(out, res, "no match", true);
 }
 
-/* An integer argument, checked against its minimum and maximum. */
+/* An integer argument, already checked against its minimum and maximum. */
 static long arg_long(const struct jv *args, const char *name, long dflt)
 {
 	long long v;
@@ -343,6 +339,13 @@ static const struct mcp_tool tools[] = {
 	     text_grep),
 };
 
+/* The most a number may be, as on the command line: an integer counts
+ * lines or results, a number is seconds. None sizes an allocation. */
+static long long param_max(const struct param *p)
+{
+	return p->type == P_NUM ? SECONDS_MAX : APP_COUNT_MAX;
+}
+
 static const char *ptype_name(enum ptype t)
 {
 	static const char *const names[] = {"string", "integer", "number", "boolean", "object"};
@@ -368,12 +371,12 @@ static void schema(struct json *j, const struct mcp_tool *t, double timeout)
 			json_key(j, "minimum");
 			json_int(j, p->min);
 			json_key(j, "maximum");
-			json_int(j, p->max);
+			json_int(j, param_max(p));
 		} else if (p->type == P_NUM) {
 			json_key(j, "exclusiveMinimum");
 			json_int(j, 0);
 			json_key(j, "maximum");
-			json_int(j, p->max);
+			json_int(j, param_max(p));
 			json_key(j, "default");
 			json_double(j, timeout);
 		} else if (p->type == P_ENV) {
@@ -442,16 +445,17 @@ static int check_arg(const struct param *p, const struct jv *v, struct err *e)
 			break;
 		if (i < p->min)
 			return err_set(e, ERR_USAGE, "argument %s must be at least %lld", p->name, p->min);
-		if (i > p->max)
-			return err_set(e, ERR_USAGE, "argument %s must be at most %lld", p->name, p->max);
+		if (i > param_max(p))
+			return err_set(e, ERR_USAGE, "argument %s must be at most %lld", p->name, param_max(p));
 		return 0;
 	case P_NUM:
 		if (!jv_double(v, &d))
 			break;
 		if (!(d > 0))
 			return err_set(e, ERR_USAGE, "argument %s must be a number of seconds above 0", p->name);
-		if (d > (double)p->max)
-			return err_set(e, ERR_USAGE, "argument %s must be at most %lld seconds", p->name, p->max);
+		if (d > (double)param_max(p))
+			return err_set(e, ERR_USAGE, "argument %s must be at most %lld seconds", p->name,
+				       param_max(p));
 		return 0;
 	case P_BOOL:
 		if (!jv_is(v, JV_BOOL))
