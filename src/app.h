@@ -53,6 +53,13 @@ struct app {
 	bool revoke;           /* trust --revoke */
 };
 
+/* The largest --offset, --limit, -A, -B and -C, and the MCP arguments
+ * that stand for them: counts of lines or results, which size nothing. */
+#define APP_COUNT_MAX 100000000L
+/* The largest mcp --output-limit: a result's memory grows with it (its
+ * text and its structuredContent, up to 6 bytes a character in JSON). */
+#define APP_OUTPUT_LIMIT_MAX 1000000L
+
 int cmd_create(struct app *a, struct err *e);
 int cmd_exec(struct app *a, struct err *e);
 int cmd_run(struct app *a, struct err *e);

@@ -14,9 +14,10 @@
 #include "scripts.h"
 #include "tools.h"
 
-#define EDIT_MAX (64 * 1024 * 1024)  /* bytes of a file edit holds */
+#define EDIT_MAX (64 * 1024 * 1024)  /* bytes of a file edit holds, before and after */
 #define EDIT_NEAR_MAX (8 * 1024 * 1024)
 #define EDIT_LINES_SHOWN 20
+#define EDIT_DIFF_MAX (1024 * 1024)  /* bytes of diff shown; past them, a summary */
 
 struct slurp {
 	struct sbuf data;
@@ -82,21 +83,24 @@ static long near_miss(const struct sbuf *file, const struct sbuf *old)
 	if (file->len > EDIT_NEAR_MAX)
 		return 0;
 	struct sbuf f = {0}, o = {0};
-	long *lines = xmalloc((file->len + 1) * sizeof(*lines));
-	long line = 1;
-	for (size_t i = 0; i < file->len; i++) {
-		if (!is_space(file->buf[i])) {
-			lines[f.len] = line;
+	for (size_t i = 0; i < file->len; i++)
+		if (!is_space(file->buf[i]))
 			sbuf_addc(&f, file->buf[i]);
-		}
-		line += file->buf[i] == '\n';
-	}
 	for (size_t i = 0; i < old->len; i++)
 		if (!is_space(old->buf[i]))
 			sbuf_addc(&o, old->buf[i]);
 	const char *hit = o.len ? find(f.buf ? f.buf : "", f.len, o.buf, o.len) : NULL;
-	long at = hit ? lines[hit - f.buf] : 0;
-	free(lines);
+	long at = 0;
+	/* The line of the file that holds the hit's first byte: counted
+	 * again, rather than kept for each byte (8 times the file). */
+	size_t k = hit ? (size_t)(hit - f.buf) : 0;
+	for (size_t i = 0, line = 1; hit && i < file->len; i++) {
+		if (!is_space(file->buf[i]) && k-- == 0) {
+			at = (long)line;
+			break;
+		}
+		line += file->buf[i] == '\n';
+	}
 	sbuf_free(&f);
 	sbuf_free(&o);
 	return at;
@@ -126,11 +130,23 @@ static int many_matches(const char *shown, const struct sbuf *file, const char *
 	return -1;
 }
 
+void edit_omitted_note(struct sbuf *out, long long line, long long old_lines,
+		       long long new_lines)
+{
+	sbuf_addf(out, "(diff omitted: over %d MiB; from line %lld, %lld line%s became %lld)\n",
+		  EDIT_DIFF_MAX >> 20, line, old_lines, old_lines == 1 ? "" : "s", new_lines);
+}
+
 static void print_edit(struct app *a, const char *path, size_t n, const struct sbuf *diff,
-		       const char *sha)
+		       const struct diff_span *omitted, const char *sha)
 {
 	if (!a->json) {
+		struct sbuf note = {0};
+		if (omitted)
+			edit_omitted_note(&note, omitted->line, omitted->old_lines, omitted->new_lines);
 		fwrite(diff->buf ? diff->buf : "", 1, diff->len, stdout);
+		fwrite(note.buf ? note.buf : "", 1, note.len, stdout);
+		sbuf_free(&note);
 		return;
 	}
 	struct json j = {0};
@@ -141,43 +157,51 @@ static void print_edit(struct app *a, const char *path, size_t n, const struct s
 	json_int(&j, (long long)n);
 	json_key(&j, "diff");
 	json_strn(&j, diff->buf ? diff->buf : "", diff->len);
+	if (omitted) {
+		json_key(&j, "diff_omitted");
+		json_obj_open(&j);
+		json_key(&j, "line");
+		json_int(&j, omitted->line);
+		json_key(&j, "old_lines");
+		json_int(&j, omitted->old_lines);
+		json_key(&j, "new_lines");
+		json_int(&j, omitted->new_lines);
+		json_obj_close(&j);
+	}
 	json_key(&j, "sha256");
 	json_str(&j, sha);
 	tool_json_end(&j, a);
 }
 
 /* Finds the matches and builds the new content; -1 with e set unless
- * there is exactly one, or --all. */
+ * there is exactly one, or --all. The file decides how many matches
+ * there are: the new content, like the file, must stay within EDIT_MAX. */
 static int replace(struct app *a, const char *shown, const struct sbuf *file,
 		   const struct sbuf *old, const struct sbuf *new, struct sbuf *out,
 		   size_t *count, struct err *e)
 {
-	const char **hits = NULL;
+	const char *hits[EDIT_LINES_SHOWN];
 	size_t n = 0;
-	const char *p = file->buf ? file->buf : "";
-	const char *end = p + file->len;
-	while ((p = find(p, (size_t)(end - p), old->buf, old->len))) {
-		hits = xrealloc(hits, (n + 1) * sizeof(*hits));
-		hits[n++] = p;
-		p += old->len;
-	}
-	int rc = 0;
+	const char *begin = file->buf ? file->buf : "", *end = begin + file->len, *p;
+	for (p = begin; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len)
+		if (n++ < EDIT_LINES_SHOWN)
+			hits[n - 1] = p;
 	if (n == 0)
-		rc = no_match(shown, file, old, e);
-	else if (n > 1 && !a->all)
-		rc = many_matches(shown, file, hits, n, e);
-	else {
-		const char *from = file->buf;
-		for (size_t i = 0; i < n; i++) {
-			sbuf_add(out, from, (size_t)(hits[i] - from));
-			sbuf_add(out, new->buf ? new->buf : "", new->len);
-			from = hits[i] + old->len;
-		}
-		sbuf_add(out, from, (size_t)(end - from));
-		*count = n;
+		return no_match(shown, file, old, e);
+	if (n > 1 && !a->all)
+		return many_matches(shown, file, hits, n, e);
+	if (new->len > old->len && (new->len - old->len) > (EDIT_MAX - file->len) / n)
+		return err_set(e, ERR_FAILED, "%s: the new content would be larger than %d MiB (%zu replacements); too large to edit here",
+			       shown, EDIT_MAX >> 20, n);
+	const char *from = begin;
+	for (p = begin; (p = find(p, (size_t)(end - p), old->buf, old->len)); p += old->len) {
+		sbuf_add(out, from, (size_t)(p - from));
+		sbuf_add(out, new->buf ? new->buf : "", new->len);
+		from = p + old->len;
 	}
-	free(hits);
-	return rc;
+	sbuf_add(out, from, (size_t)(end - from));
+	*count = n;
+	return 0;
 }
 
 static int check_texts(struct app *a, struct err *e)
@@ -241,9 +265,14 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		feed_free(&feed);
 	}
 	if (rc == 0) {
-		diff_unified(&diff, shown, shown, s.data.buf ? s.data.buf : "", s.data.len,
-			     result.buf ? result.buf : "", result.len, 3);
-		print_edit(a, path, n, &diff, newsha);
+		/* The file decides how large the diff is: past a size, where
+		 * the texts differ is said instead. */
+		struct diff_limits lim = {DIFF_LINES_MAX, EDIT_DIFF_MAX};
+		struct diff_span span;
+		enum diff_kind kind = diff_unified(&diff, shown, shown, s.data.buf ? s.data.buf : "",
+						   s.data.len, result.buf ? result.buf : "",
+						   result.len, 3, &lim, &span);
+		print_edit(a, path, n, &diff, kind == DIFF_OMITTED ? &span : NULL, newsha);
 	}
 	sbuf_free(&s.data);
 	sbuf_free(&old);

@@ -14,16 +14,20 @@
 #include "tools.h"
 
 #define READ_LINE_MAX 2000   /* characters shown of one line */
+/* Bytes of numbered lines one read shows, whatever --limit says: with
+ * the line cap, what the host holds stays small however large the file,
+ * and its JSON (at most 6 bytes a byte) too. */
+#define READ_TEXT_MAX (1024 * 1024)
 
 struct reader {
 	struct app *a;
-	long offset, limit;
+	long offset, end;        /* the lines shown: [offset, end) */
 	struct sbuf probe;       /* the start of the file, until it is judged */
 	bool judged, binary;
 	struct sha256 hash;
 	unsigned long long bytes;
 	long line;               /* number of the line being read, from 1 */
-	size_t line_chars;       /* characters of it seen so far */
+	struct utf8_count chars; /* of it, so far */
 	bool line_open;          /* bytes of the current line were seen */
 	struct sbuf text;        /* the numbered lines shown */
 	long shown;
@@ -31,14 +35,14 @@ struct reader {
 
 static bool shown_line(const struct reader *r)
 {
-	return r->line >= r->offset && r->line < r->offset + r->limit;
+	return r->line >= r->offset && r->line < r->end;
 }
 
 /* Ends a shown line: the note for a cut one, the newline. */
 static void end_line(struct reader *r)
 {
-	if (r->line_chars > READ_LINE_MAX) {
-		size_t more = r->line_chars - READ_LINE_MAX;
+	if (r->chars.chars > READ_LINE_MAX) {
+		size_t more = r->chars.chars - READ_LINE_MAX;
 		sbuf_addf(&r->text, " [... line cut: %zu more character%s]", more,
 			  more == 1 ? "" : "s");
 	}
@@ -46,28 +50,38 @@ static void end_line(struct reader *r)
 	r->shown++;
 }
 
-/* Feeds bytes of the file, split into numbered lines; each shown line is
- * cut after READ_LINE_MAX characters (UTF-8 lead bytes are counted). */
+/* Adds the bytes of a shown line up to READ_LINE_MAX characters (see
+ * utf8_count: stray continuation bytes count one each). */
+static void add_chars(struct reader *r, const char *buf, size_t n)
+{
+	sbuf_add(&r->text, buf, utf8_count(&r->chars, buf, n, READ_LINE_MAX));
+}
+
+/* Starts a line. Once READ_TEXT_MAX bytes are shown, no more lines are,
+ * and the note says where to go on. */
+static void begin_line(struct reader *r)
+{
+	r->line_open = true;
+	r->chars = (struct utf8_count){0};
+	if (!shown_line(r))
+		return;
+	if (r->text.len >= READ_TEXT_MAX) {
+		r->end = r->line;
+		return;
+	}
+	sbuf_addf(&r->text, "%6ld\t", r->line);
+}
+
+/* Feeds bytes of the file, split into numbered lines. */
 static void read_lines(struct reader *r, const char *buf, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		if (!r->line_open) {
-			r->line_open = true;
-			r->line_chars = 0;
-			if (shown_line(r))
-				sbuf_addf(&r->text, "%6ld\t", r->line);
-		}
+		if (!r->line_open)
+			begin_line(r);
 		const char *nl = memchr(buf + i, '\n', n - i);
 		size_t end = nl ? (size_t)(nl - buf) : n;
-		if (shown_line(r)) {
-			for (size_t k = i; k < end; k++) {
-				bool lead = ((unsigned char)buf[k] & 0xc0) != 0x80;
-				if (lead)
-					r->line_chars++;
-				if (r->line_chars <= READ_LINE_MAX)
-					sbuf_addc(&r->text, buf[k]);
-			}
-		}
+		if (shown_line(r))
+			add_chars(r, buf + i, end - i);
 		i = end;
 		if (nl) {
 			if (shown_line(r))
@@ -150,7 +164,7 @@ static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e
 	char *arg = tool_arg_path(path, e);
 	if (!arg)
 		return -1;
-	struct reader r = {.a = a, .offset = a->offset, .limit = a->limit, .line = 1};
+	struct reader r = {.a = a, .offset = a->offset, .end = a->offset + a->limit, .line = 1};
 	sha256_init(&r.hash);
 	struct tool_out out = {.body = a->raw ? raw_body : read_body, .ctx = &r};
 	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, false, &out, e);

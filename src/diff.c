@@ -15,7 +15,12 @@
  *  4. Runs of changed lines slide to a canonical place: as far down as
  *     they go within the middle part, merging with their neighbours,
  *     then back up to line up with a run of changes in the other file.
- *  5. Hunks: changes at most 2 * context unchanged lines apart share one. */
+ *  5. Hunks: changes at most 2 * context unchanged lines apart share one.
+ *
+ * What it may cost is bounded: only the differing middle, and `context`
+ * lines around it, is ever split into lines; past lim->lines lines it is
+ * not searched but replaced as a whole, in one hunk; and the output stops
+ * at lim->bytes. */
 #include "diff.h"
 
 #include <stdbool.h>
@@ -24,11 +29,13 @@
 #include <string.h>
 
 /* Steps 1 to 4 see only the middle part of each file, lines [base,
- * base + n), and number them from 0. */
+ * base + n) of its window, and number them from 0. The window is the
+ * middle and the context lines around it: the only lines ever split. */
 struct diff_file {
-	const char *buf;
-	ptrdiff_t lines;     /* all the lines */
+	const char *buf;     /* the window */
+	ptrdiff_t lines;     /* the lines of the window */
 	size_t *start;       /* lines + 1 offsets: line i is [start[i], start[i+1]) */
+	long long skip;      /* lines of the file before the window */
 	ptrdiff_t base, n;   /* the middle part */
 	size_t *cls;         /* equivalence class of each line of the middle */
 	char *flags;         /* n + 2, for a sentinel on each side */
@@ -45,46 +52,51 @@ struct diff_ctx {
 	long long limit;     /* search cost at which the first search gives up */
 };
 
-/* ---- 1. lines and classes ---- */
+/* Where output goes: at most max bytes after start (0: no limit); past
+ * that, nothing more, and over is set. */
+struct diff_out {
+	struct sbuf *sb;
+	size_t start, max;
+	bool over;
+};
 
-static void diff_split(struct diff_file *f, const char *buf, size_t len)
+/* ---- 0. the middle, on bytes ---- */
+
+/* The lines of buf, a last one without newline included. */
+static long long diff_count(const char *buf, size_t len)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += buf[i] == '\n';
-	if (len && buf[len - 1] != '\n')
+	long long n = 0;
+	for (const char *p = buf, *end = buf + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
 		n++;
-	f->buf = buf;
-	f->lines = (ptrdiff_t)n;
-	f->start = xmalloc((n + 1) * sizeof(*f->start));
-	size_t line = 0;
-	f->start[0] = 0;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] == '\n')
-			f->start[++line] = i + 1;
-	f->start[n] = len;
+	return n + (len && buf[len - 1] != '\n');
 }
 
-/* The line that starts at byte off (at a line start, or the end). */
-static ptrdiff_t diff_line_at(const struct diff_file *f, size_t off)
+/* From a line start, k lines back, or to the start. */
+static size_t diff_back(const char *buf, size_t at, long long k)
 {
-	ptrdiff_t lo = 0, hi = f->lines;
-	while (lo < hi) {
-		ptrdiff_t mid = lo + (hi - lo) / 2;
-		if (f->start[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (; k > 0 && at > 0; k--)
+		for (at--; at > 0 && buf[at - 1] != '\n'; at--)
+			;
+	return at;
+}
+
+/* From a line start, k lines on, or to the end. */
+static size_t diff_on(const char *buf, size_t len, size_t at, long long k)
+{
+	for (; k > 0 && at < len; k--) {
+		const char *nl = memchr(buf + at, '\n', len - at);
+		at = nl ? (size_t)(nl - buf) + 1 : len;
 	}
-	return lo;
+	return at;
 }
 
 /* Step 0, as GNU diff does it on bytes: the common prefix, back to a
- * line start and `horizon` lines more; then the common suffix (only when
- * both files end alike, with a newline or without), not into the
- * prefix, forward to a line start and `horizon` lines more. */
-static void diff_trim(struct diff_ctx *c, const char *a, size_t alen, const char *b,
-		      size_t blen, ptrdiff_t horizon)
+ * line start and `horizon` lines more, ends at *p; then the common suffix
+ * (only when both files end alike, with a newline or without), not into
+ * the prefix, forward to a line start and `horizon` lines more, starts at
+ * *s0 in a and *s1 in b. */
+static void diff_bounds(const char *a, size_t alen, const char *b, size_t blen,
+			ptrdiff_t horizon, size_t *pp, size_t *ps0, size_t *ps1)
 {
 	size_t m = alen < blen ? alen : blen, p = 0;
 	while (p < m && a[p] == b[p])
@@ -108,12 +120,40 @@ static void diff_trim(struct diff_ctx *c, const char *a, size_t alen, const char
 				;
 		s1 += s0 - beg0;
 	}
-	struct diff_file *f0 = &c->f[0], *f1 = &c->f[1];
-	f0->base = f1->base = diff_line_at(f0, p);
-	f0->n = diff_line_at(f0, s0) - f0->base;
-	f1->n = diff_line_at(f1, s1) - f1->base;
+	*pp = p, *ps0 = s0, *ps1 = s1;
+}
+
+/* ---- 1. lines and classes ---- */
+
+static void diff_split(struct diff_file *f, const char *buf, size_t len)
+{
+	size_t n = (size_t)diff_count(buf, len);
+	f->buf = buf;
+	f->lines = (ptrdiff_t)n;
+	f->start = xmalloc((n + 1) * sizeof(*f->start));
+	size_t line = 0;
+	f->start[0] = 0;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\n')
+			f->start[++line] = i + 1;
+	f->start[n] = len;
+}
+
+/* Splits the windows: the middle [p, s) of each text and `context` lines
+ * around it, which are the same in both. */
+static void diff_windows(struct diff_ctx *c, const char *a, size_t alen, const char *b,
+			 size_t p, size_t s0, size_t s1, ptrdiff_t context)
+{
+	size_t w = diff_back(a, p, context), e0 = diff_on(a, alen, s0, context);
+	size_t e1 = s1 + (e0 - s0);
+	long long skip = diff_count(a, w);
+	diff_split(&c->f[0], a + w, e0 - w);
+	diff_split(&c->f[1], b + w, e1 - w);
 	for (int k = 0; k < 2; k++) {
 		struct diff_file *f = &c->f[k];
+		f->skip = skip;
+		f->base = (ptrdiff_t)diff_count(a + w, p - w);
+		f->n = (ptrdiff_t)diff_count((k ? b : a) + p, (k ? s1 : s0) - p);
 		f->flags = xmalloc((size_t)f->n + 2);
 		memset(f->flags, 0, (size_t)f->n + 2);
 		f->changed = f->flags + 1;
@@ -121,7 +161,7 @@ static void diff_trim(struct diff_ctx *c, const char *a, size_t alen, const char
 	}
 }
 
-/* Line i of the whole file. */
+/* Line i of the window. */
 static const char *diff_line(const struct diff_file *f, ptrdiff_t i, size_t *len)
 {
 	*len = f->start[i + 1] - f->start[i];
@@ -149,11 +189,11 @@ static void diff_classify(struct diff_ctx *c)
 	/* Only the middle parts are numbered: all that steps 2 to 4 see. */
 	while (cap < 2 * total + 1)
 		cap *= 2;
+	/* A slot: the hash, and which line (1 + its index over both files;
+	 * 0: free); its class is that line's. */
 	struct diff_slot {
-		const struct diff_file *f;
-		ptrdiff_t line;
 		uint64_t hash;
-		size_t cls;
+		size_t at;
 	} *slots = xmalloc(cap * sizeof(*slots));
 	memset(slots, 0, cap * sizeof(*slots));
 	c->nclasses = 0;
@@ -166,15 +206,21 @@ static void diff_classify(struct diff_ctx *c)
 			size_t at = (size_t)h & (cap - 1);
 			for (;; at = (at + 1) & (cap - 1)) {
 				struct diff_slot *sl = &slots[at];
-				if (!sl->f) {
-					sl->f = f, sl->line = i, sl->hash = h, sl->cls = c->nclasses++;
+				if (!sl->at) {
+					sl->hash = h;
+					sl->at = (size_t)(k ? c->f[0].n : 0) + (size_t)i + 1;
+					f->cls[i] = c->nclasses++;
 					break;
 				}
-				const char *o = diff_line(sl->f, sl->f->base + sl->line, &olen);
-				if (sl->hash == h && olen == len && memcmp(o, s, len) == 0)
+				bool in0 = sl->at <= (size_t)c->f[0].n;
+				const struct diff_file *of = &c->f[in0 ? 0 : 1];
+				ptrdiff_t oi = (ptrdiff_t)sl->at - 1 - (in0 ? 0 : c->f[0].n);
+				const char *o = diff_line(of, of->base + oi, &olen);
+				if (sl->hash == h && olen == len && memcmp(o, s, len) == 0) {
+					f->cls[i] = of->cls[oi];
 					break;
+				}
 			}
-			f->cls[i] = slots[at].cls;
 		}
 	}
 	free(slots);
@@ -469,19 +515,33 @@ static struct diff_change *diff_script(const struct diff_ctx *c, size_t *count)
 	return v;
 }
 
-static void diff_emit(struct sbuf *out, char mark, const struct diff_file *f, ptrdiff_t i)
+/* Appends one line with its mark, and the note for a last line without
+ * newline; or, when that would pass the limit, nothing from now on. */
+static void diff_emit_bytes(struct diff_out *o, char mark, const char *s, size_t len)
+{
+	static const char no_nl[] = "\n\\ No newline at end of file\n";
+	if (o->over)
+		return;
+	if (o->max && o->sb->len - o->start + len + sizeof(no_nl) > o->max) {
+		o->over = true;
+		return;
+	}
+	sbuf_addc(o->sb, mark);
+	sbuf_add(o->sb, s, len);
+	if (len == 0 || s[len - 1] != '\n')
+		sbuf_adds(o->sb, no_nl);
+}
+
+static void diff_emit(struct diff_out *o, char mark, const struct diff_file *f, ptrdiff_t i)
 {
 	size_t len;
 	const char *s = diff_line(f, i, &len);
-	sbuf_addc(out, mark);
-	sbuf_add(out, s, len);
-	if (len == 0 || s[len - 1] != '\n')
-		sbuf_adds(out, "\n\\ No newline at end of file\n");
+	diff_emit_bytes(o, mark, s, len);
 }
 
 /* Lines first..last (0-based, inclusive), as diff -u numbers them: a
  * count of 1 is left out, and an empty range names the line before it. */
-static void diff_range(struct sbuf *out, ptrdiff_t first, ptrdiff_t last)
+static void diff_range(struct sbuf *out, long long first, long long last)
 {
 	long long a = first + 1, b = last + 1;
 	if (b < a)
@@ -492,7 +552,20 @@ static void diff_range(struct sbuf *out, ptrdiff_t first, ptrdiff_t last)
 		sbuf_addf(out, "%lld,%lld", a, b - a + 1);
 }
 
-static void diff_hunk(struct sbuf *out, const struct diff_ctx *c, const struct diff_change *v,
+/* "@@ -A,B +C,D @@": lines of each file, 0-based, inclusive. */
+static void diff_header(struct diff_out *o, long long first0, long long last0,
+			long long first1, long long last1)
+{
+	if (o->over)
+		return;
+	sbuf_adds(o->sb, "@@ -");
+	diff_range(o->sb, first0, last0);
+	sbuf_adds(o->sb, " +");
+	diff_range(o->sb, first1, last1);
+	sbuf_adds(o->sb, " @@\n");
+}
+
+static void diff_hunk(struct diff_out *o, const struct diff_ctx *c, const struct diff_change *v,
 		      size_t n, ptrdiff_t context)
 {
 	const struct diff_file *f0 = &c->f[0], *f1 = &c->f[1];
@@ -504,54 +577,46 @@ static void diff_hunk(struct sbuf *out, const struct diff_ctx *c, const struct d
 	first1 = first1 < 0 ? 0 : first1;
 	last0 = last0 > f0->lines - 1 ? f0->lines - 1 : last0;
 	last1 = last1 > f1->lines - 1 ? f1->lines - 1 : last1;
-	sbuf_adds(out, "@@ -");
-	diff_range(out, first0, last0);
-	sbuf_adds(out, " +");
-	diff_range(out, first1, last1);
-	sbuf_adds(out, " @@\n");
+	diff_header(o, f0->skip + first0, f0->skip + last0, f1->skip + first1, f1->skip + last1);
 	ptrdiff_t i = first0;
 	for (size_t k = 0; k < n; k++) {
 		for (; i < v[k].line0; i++)
-			diff_emit(out, ' ', f0, i);
+			diff_emit(o, ' ', f0, i);
 		for (ptrdiff_t d = 0; d < v[k].del; d++)
-			diff_emit(out, '-', f0, i++);
+			diff_emit(o, '-', f0, i++);
 		for (ptrdiff_t a = 0; a < v[k].ins; a++)
-			diff_emit(out, '+', f1, v[k].line1 + a);
+			diff_emit(o, '+', f1, v[k].line1 + a);
 	}
 	for (; i <= last0; i++)
-		diff_emit(out, ' ', f0, i);
+		diff_emit(o, ' ', f0, i);
 }
 
-static void diff_print(struct sbuf *out, const struct diff_ctx *c, const char *old_label,
+static void diff_print(struct diff_out *o, const struct diff_ctx *c, const char *old_label,
 		       const char *new_label, ptrdiff_t context)
 {
 	size_t n;
 	struct diff_change *v = diff_script(c, &n);
 	if (n) {
-		sbuf_addf(out, "--- %s\n+++ %s\n", old_label, new_label);
+		sbuf_addf(o->sb, "--- %s\n+++ %s\n", old_label, new_label);
 		/* A change within 2 * context lines of the last joins its hunk. */
-		for (size_t h = 0, e; h < n; h = e) {
+		for (size_t h = 0, e; h < n && !o->over; h = e) {
 			for (e = h + 1; e < n; e++)
 				if (v[e].line0 - (v[e - 1].line0 + v[e - 1].del) > 2 * context)
 					break;
-			diff_hunk(out, c, v + h, e - h, context);
+			diff_hunk(o, c, v + h, e - h, context);
 		}
 	}
 	free(v);
 }
 
-void diff_unified(struct sbuf *out, const char *old_label, const char *new_label,
-		  const char *a, size_t alen, const char *b, size_t blen, int context)
+/* Steps 1 to 5 on the middle [p, s0) of a and [p, s1) of b. */
+static void diff_exact(struct diff_out *o, const char *old_label, const char *new_label,
+		       const char *a, size_t alen, const char *b, size_t p, size_t s0, size_t s1,
+		       ptrdiff_t context)
 {
-	if (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0))
-		return;
-	if (context < 0)
-		context = 0;
 	struct diff_ctx c;
 	memset(&c, 0, sizeof(c));
-	diff_split(&c.f[0], a, alen);
-	diff_split(&c.f[1], b, blen);
-	diff_trim(&c, a, alen, b, blen, context);
+	diff_windows(&c, a, alen, b, p, s0, s1, context);
 	diff_classify(&c);
 	diff_discard(&c);
 
@@ -573,7 +638,7 @@ void diff_unified(struct sbuf *out, const char *old_label, const char *new_label
 
 	diff_slide(&c.f[0], &c.f[1]);
 	diff_slide(&c.f[1], &c.f[0]);
-	diff_print(out, &c, old_label, new_label, context);
+	diff_print(o, &c, old_label, new_label, context);
 
 	for (int k = 0; k < 2; k++) {
 		free(c.f[k].start);
@@ -582,4 +647,73 @@ void diff_unified(struct sbuf *out, const char *old_label, const char *new_label
 		free(c.f[k].ucls);
 		free(c.f[k].real);
 	}
+}
+
+/* Each line of buf[from, to) with its mark. */
+static void diff_emit_range(struct diff_out *o, char mark, const char *buf, size_t from,
+			    size_t to)
+{
+	while (from < to && !o->over) {
+		const char *nl = memchr(buf + from, '\n', to - from);
+		size_t end = nl ? (size_t)(nl - buf) + 1 : to;
+		diff_emit_bytes(o, mark, buf + from, end - from);
+		from = end;
+	}
+}
+
+/* Too many lines to search: one hunk that replaces every line from the
+ * first that differs, q, to the last (up to e0 in a, e1 in b), with the
+ * context around it. Nothing is split into lines. */
+static void diff_one_hunk(struct diff_out *o, const char *old_label, const char *new_label,
+			  const char *a, size_t alen, const char *b, size_t q, size_t e0,
+			  size_t e1, ptrdiff_t context)
+{
+	size_t w = diff_back(a, q, context), end0 = diff_on(a, alen, e0, context);
+	long long first = diff_count(a, w), before = diff_count(a + w, q - w);
+	long long after = diff_count(a + e0, end0 - e0);
+	long long n0 = diff_count(a + q, e0 - q), n1 = diff_count(b + q, e1 - q);
+	sbuf_addf(o->sb, "--- %s\n+++ %s\n", old_label, new_label);
+	diff_header(o, first, first + before + n0 + after - 1, first, first + before + n1 + after - 1);
+	diff_emit_range(o, ' ', a, w, q);
+	diff_emit_range(o, '-', a, q, e0);
+	diff_emit_range(o, '+', b, q, e1);
+	diff_emit_range(o, ' ', a, e0, end0);
+}
+
+enum diff_kind diff_unified(struct sbuf *out, const char *old_label, const char *new_label,
+			    const char *a, size_t alen, const char *b, size_t blen, int context,
+			    const struct diff_limits *lim, struct diff_span *span)
+{
+	static const struct diff_limits dflt = {DIFF_LINES_MAX, 0};
+	if (!lim)
+		lim = &dflt;
+	if (context < 0)
+		context = 0;
+	size_t q, e0, e1;
+	diff_bounds(a, alen, b, blen, 0, &q, &e0, &e1);
+	if (span) {
+		span->line = diff_count(a, q) + 1;
+		span->old_lines = diff_count(a + q, e0 - q);
+		span->new_lines = diff_count(b + q, e1 - q);
+	}
+	if (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0))
+		return DIFF_SAME;
+	struct diff_out o = {.sb = out, .start = out->len, .max = lim->bytes};
+	size_t p, s0, s1;
+	diff_bounds(a, alen, b, blen, context, &p, &s0, &s1);
+	/* The middle and its context, as diff_windows would split them. */
+	long long lines = diff_count(a + p, s0 - p) + diff_count(b + p, s1 - p) + 4LL * context;
+	enum diff_kind kind = DIFF_SHOWN;
+	if ((unsigned long long)lines <= lim->lines) {
+		diff_exact(&o, old_label, new_label, a, alen, b, p, s0, s1, context);
+	} else {
+		kind = DIFF_ONE_HUNK;
+		diff_one_hunk(&o, old_label, new_label, a, alen, b, q, e0, e1, context);
+	}
+	if (!o.over)
+		return kind;
+	out->len = o.start;
+	if (out->buf)
+		out->buf[out->len] = '\0';
+	return DIFF_OMITTED;
 }

@@ -2,6 +2,7 @@
  * after the command name), config loading, engine resolution, and the one
  * place that reports errors and picks the exit status. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,22 +275,27 @@ static int read_local(const char *path, struct sbuf *out, struct err *e)
 	return 0;
 }
 
-static int set_count(const char *opt, const char *val, long min, long *out, struct err *e)
+static int set_count(const char *opt, const char *val, long min, long max, long *out,
+		     struct err *e)
 {
-	if (!parse_long(val, min, 100000000, out))
+	long v;
+	if (!parse_long(val, min, LONG_MAX, &v))
 		return err_set(e, ERR_USAGE, "%s '%s': expected a number from %ld", opt, val, min);
+	if (v > max)
+		return err_set(e, ERR_USAGE, "%s '%s': at most %ld", opt, val, max);
+	*out = v;
 	return 0;
 }
 
 static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct err *e)
 {
 	switch (id) {
-	case O_OFFSET: return set_count("--offset", val, 1, &a->offset, e);
-	case O_LIMIT: return set_count("--limit", val, 1, &a->limit, e);
-	case O_AFTER: return set_count("-A", val, 0, &a->after, e);
-	case O_BEFORE: return set_count("-B", val, 0, &a->before, e);
+	case O_OFFSET: return set_count("--offset", val, 1, APP_COUNT_MAX, &a->offset, e);
+	case O_LIMIT: return set_count("--limit", val, 1, APP_COUNT_MAX, &a->limit, e);
+	case O_AFTER: return set_count("-A", val, 0, APP_COUNT_MAX, &a->after, e);
+	case O_BEFORE: return set_count("-B", val, 0, APP_COUNT_MAX, &a->before, e);
 	case O_CONTEXT:
-		if (set_count("-C", val, 0, &a->after, e) < 0)
+		if (set_count("-C", val, 0, APP_COUNT_MAX, &a->after, e) < 0)
 			return -1;
 		a->before = a->after;
 		return 0;
@@ -319,7 +325,8 @@ static int apply_tool_opt(struct app *a, enum opt_id id, const char *val, struct
 	case O_OUTPUT: a->output = val; return 0;
 	case O_RM: a->rm = true; return 0;
 	case O_REVOKE: a->revoke = true; return 0;
-	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 1000, &a->output_limit, e);
+	case O_OUTPUT_LIMIT: return set_count("--output-limit", val, 1000, APP_OUTPUT_LIMIT_MAX,
+					     &a->output_limit, e);
 	default: return 0;
 	}
 }

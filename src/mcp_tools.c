@@ -2,10 +2,13 @@
 #include "mcp_tools.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "tools.h"
 #include "util.h"
 
 enum ptype { P_STR, P_INT, P_NUM, P_BOOL, P_ENV };
@@ -171,10 +174,18 @@ static void text_edit(struct sbuf *out, const struct jv *res, const struct app *
 	size_t len = 0;
 	jv_int(jv_get(res, "replacements"), &n);
 	const char *diff = jv_strn(jv_get(res, "diff"), &len);
+	const struct jv *omitted = jv_get(res, "diff_omitted");
 	sbuf_addf(out, "replaced %lld occurrence%s in %s\n", n, n == 1 ? "" : "s",
 		  str_or(jv_get(res, "path")));
 	if (diff)
 		sbuf_add(out, diff, len);
+	if (omitted) {
+		long long line = 0, old_lines = 0, new_lines = 0;
+		jv_int(jv_get(omitted, "line"), &line);
+		jv_int(jv_get(omitted, "old_lines"), &old_lines);
+		jv_int(jv_get(omitted, "new_lines"), &new_lines);
+		edit_omitted_note(out, line, old_lines, new_lines);
+	}
 }
 
 /* glob and grep: the lines, and how to get the rest. */
@@ -217,10 +228,11 @@ static void text_grep(struct sbuf *out, const struct jv *res, const struct app *
 	text_matches(out, res, "no match", true);
 }
 
+/* An integer argument, already checked against its minimum and maximum. */
 static long arg_long(const struct jv *args, const char *name, long dflt)
 {
 	long long v;
-	return jv_int(jv_get(args, name), &v) ? (long)(v > 1000000000 ? 1000000000 : v) : dflt;
+	return jv_int(jv_get(args, name), &v) ? (long)v : dflt;
 }
 
 static bool arg_bool(const struct jv *args, const char *name)
@@ -327,6 +339,13 @@ static const struct mcp_tool tools[] = {
 	     text_grep),
 };
 
+/* The most a number may be, as on the command line: an integer counts
+ * lines or results, a number is seconds. None sizes an allocation. */
+static long long param_max(const struct param *p)
+{
+	return p->type == P_NUM ? SECONDS_MAX : APP_COUNT_MAX;
+}
+
 static const char *ptype_name(enum ptype t)
 {
 	static const char *const names[] = {"string", "integer", "number", "boolean", "object"};
@@ -351,9 +370,13 @@ static void schema(struct json *j, const struct mcp_tool *t, double timeout)
 		if (p->type == P_INT) {
 			json_key(j, "minimum");
 			json_int(j, p->min);
+			json_key(j, "maximum");
+			json_int(j, param_max(p));
 		} else if (p->type == P_NUM) {
 			json_key(j, "exclusiveMinimum");
 			json_int(j, 0);
+			json_key(j, "maximum");
+			json_int(j, param_max(p));
 			json_key(j, "default");
 			json_double(j, timeout);
 		} else if (p->type == P_ENV) {
@@ -422,12 +445,17 @@ static int check_arg(const struct param *p, const struct jv *v, struct err *e)
 			break;
 		if (i < p->min)
 			return err_set(e, ERR_USAGE, "argument %s must be at least %lld", p->name, p->min);
+		if (i > param_max(p))
+			return err_set(e, ERR_USAGE, "argument %s must be at most %lld", p->name, param_max(p));
 		return 0;
 	case P_NUM:
 		if (!jv_double(v, &d))
 			break;
-		if (!(d > 0) || d > 1e9)
+		if (!(d > 0))
 			return err_set(e, ERR_USAGE, "argument %s must be a number of seconds above 0", p->name);
+		if (d > (double)param_max(p))
+			return err_set(e, ERR_USAGE, "argument %s must be at most %lld seconds", p->name,
+				       param_max(p));
 		return 0;
 	case P_BOOL:
 		if (!jv_is(v, JV_BOOL))
@@ -495,6 +523,213 @@ static void cap_text(struct sbuf *text, long limit)
 	sbuf_add(&out, text->buf + tail, text->len - tail);
 	sbuf_free(text);
 	*text = out;
+}
+
+/* ---- structuredContent, capped as the text is ----
+ *
+ * The object a command prints, written again with at most output_limit
+ * characters: what its strings hold, and all of each element of its
+ * arrays (keys, numbers and punctuation too). The members of an object
+ * share its room fairly: the smaller ones are kept whole, the larger
+ * ones get equal parts of the rest. A string cut keeps its first
+ * characters, and its object gets KEY_truncated: true and KEY_bytes, the
+ * bytes of the whole string (an object that has them already, as exec's
+ * does, keeps its KEY_bytes); an array keeps the elements that fit whole,
+ * and its object gets KEY_truncated: true and KEY_count, the elements it
+ * had. So its JSON stays within about 6 bytes a character of the limit,
+ * whatever the command put in it. */
+
+static size_t utf8_chars(const char *s, size_t n)
+{
+	size_t chars = 0;
+	for (size_t i = 0; i < n; i++)
+		chars += !utf8_cont(s[i]);
+	return chars;
+}
+
+/* The bytes of the first `chars` characters of s. */
+static size_t utf8_prefix(const char *s, size_t n, size_t chars)
+{
+	size_t i = 0;
+	for (size_t seen = 0; i < n; i++)
+		if (!utf8_cont(s[i]) && seen++ == chars)
+			break;
+	return i;
+}
+
+/* What a value costs as an element of an array: all of it. */
+static size_t cap_whole(const struct jv *v)
+{
+	size_t cost = 1;
+	switch (v->type) {
+	case JV_STRING:
+		return 2 + utf8_chars(v->str.s, v->str.len);
+	case JV_NUMBER:
+		return v->num.text_len;
+	case JV_ARRAY:
+		for (size_t i = 0; i < v->arr.count; i++)
+			cost += 1 + cap_whole(&v->arr.items[i]);
+		return cost;
+	case JV_OBJECT:
+		for (size_t i = 0; i < v->obj.count; i++)
+			cost += v->obj.members[i].key_len + 4 + cap_whole(&v->obj.members[i].value);
+		return cost;
+	default:
+		return 5;
+	}
+}
+
+/* The room a value needs to be kept whole. */
+static size_t cap_need(const struct jv *v)
+{
+	size_t need = 0;
+	switch (v->type) {
+	case JV_STRING:
+		return utf8_chars(v->str.s, v->str.len);
+	case JV_ARRAY:
+		for (size_t i = 0; i < v->arr.count; i++)
+			need += 1 + cap_whole(&v->arr.items[i]);
+		return need;
+	case JV_OBJECT:
+		for (size_t i = 0; i < v->obj.count; i++)
+			need += cap_need(&v->obj.members[i].value);
+		return need;
+	default:
+		return 0;
+	}
+}
+
+static void cap_value(struct json *j, const struct jv *v, size_t room);
+
+static void cap_string(struct json *j, const struct jv *v, size_t room)
+{
+	json_strn(j, v->str.s, utf8_prefix(v->str.s, v->str.len, room));
+}
+
+static void cap_array(struct json *j, const struct jv *v, size_t room)
+{
+	json_arr_open(j);
+	for (size_t i = 0; i < v->arr.count; i++) {
+		size_t cost = 1 + cap_whole(&v->arr.items[i]);
+		if (cost > room)
+			break;
+		room -= cost;
+		cap_value(j, &v->arr.items[i], SIZE_MAX);
+	}
+	json_arr_close(j);
+}
+
+/* null, a boolean or a number, as it was. */
+static void cap_plain(struct json *j, const struct jv *v)
+{
+	if (v->type == JV_BOOL) {
+		json_bool(j, v->b);
+	} else if (v->type == JV_NUMBER) {
+		if (j->need_comma)
+			sbuf_addc(&j->out, ',');
+		sbuf_add(&j->out, v->num.text, v->num.text_len);
+		j->need_comma = true;
+	} else {
+		json_null(j);
+	}
+}
+
+/* Whether key is NAME + suffix for a member NAME that is cut. */
+static bool cap_marks(const struct jv *obj, const bool *cut, const char *key, size_t len,
+		      const char *suffix)
+{
+	size_t sl = strlen(suffix);
+	if (len <= sl || memcmp(key + len - sl, suffix, sl) != 0)
+		return false;
+	for (size_t i = 0; i < obj->obj.count; i++) {
+		const struct jv_member *m = &obj->obj.members[i];
+		if (cut[i] && m->key_len == len - sl && memcmp(m->key, key, m->key_len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* NAME_truncated and NAME_bytes (or NAME_count) of a cut string or
+ * array NAME, where the object lacks them. */
+static void cap_add_marks(struct json *j, const struct jv *obj, const struct jv_member *m)
+{
+	bool is_str = m->value.type == JV_STRING;
+	char *t = xasprintf("%.*s_truncated", (int)m->key_len, m->key);
+	char *n = xasprintf("%.*s_%s", (int)m->key_len, m->key, is_str ? "bytes" : "count");
+	if (!jv_get(obj, t)) {
+		json_key(j, t);
+		json_bool(j, true);
+	}
+	if (!jv_get(obj, n)) {
+		json_key(j, n);
+		json_int(j, (long long)(is_str ? m->value.str.len : m->value.arr.count));
+	}
+	free(t);
+	free(n);
+}
+
+/* Each member's share of the room: smallest need first, each gets what
+ * it needs up to an equal part of what is left. */
+static void cap_shares(const struct jv *v, size_t room, size_t *need, size_t *share)
+{
+	size_t count = v->obj.count;
+	size_t *order = xmalloc((count ? count : 1) * sizeof(*order));
+	for (size_t i = 0; i < count; i++) {
+		need[i] = cap_need(&v->obj.members[i].value);
+		size_t k = i;
+		for (; k > 0 && need[order[k - 1]] > need[i]; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+	for (size_t k = 0; k < count; k++) {
+		size_t i = order[k], part = room / (count - k);
+		share[i] = need[i] < part ? need[i] : part;
+		room -= share[i];
+	}
+	free(order);
+}
+
+static void cap_object(struct json *j, const struct jv *v, size_t room)
+{
+	size_t count = v->obj.count, n = count ? count : 1;
+	size_t *need = xmalloc(n * sizeof(*need)), *share = xmalloc(n * sizeof(*share));
+	bool *cut = xmalloc(n * sizeof(*cut));
+	cap_shares(v, room, need, share);
+	for (size_t i = 0; i < count; i++) {
+		enum jv_type t = v->obj.members[i].value.type;
+		cut[i] = need[i] > share[i] && (t == JV_STRING || t == JV_ARRAY);
+	}
+	json_obj_open(j);
+	for (size_t i = 0; i < count; i++) {
+		const struct jv_member *m = &v->obj.members[i];
+		if (j->need_comma)
+			sbuf_addc(&j->out, ',');
+		json_quote(&j->out, m->key, m->key_len);
+		sbuf_addc(&j->out, ':');
+		j->need_comma = false;
+		if (cap_marks(v, cut, m->key, m->key_len, "_truncated"))
+			json_bool(j, true);
+		else
+			cap_value(j, &m->value, share[i]);
+	}
+	for (size_t i = 0; i < count; i++)
+		if (cut[i])
+			cap_add_marks(j, v, &v->obj.members[i]);
+	json_obj_close(j);
+	free(need);
+	free(share);
+	free(cut);
+}
+
+/* Writes v into j within `room` characters. */
+static void cap_value(struct json *j, const struct jv *v, size_t room)
+{
+	switch (v->type) {
+	case JV_STRING: cap_string(j, v, room); break;
+	case JV_ARRAY: cap_array(j, v, room); break;
+	case JV_OBJECT: cap_object(j, v, room); break;
+	default: cap_plain(j, v); break;
+	}
 }
 
 /* The result of a call: text for the model, the CLI's JSON object as
@@ -566,14 +801,14 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 {
 	while (len && json[len - 1] == '\n')
 		len--;
-	/* Our own JSON, however large: only the reader's size limits apply. */
+	/* Our own JSON, which each command keeps small: no reader's limit. */
 	struct jv_limits lim = {.max_size = len + 1, .max_members = len + 1};
 	struct jv *v = jv_parse(json, len, &lim, NULL, 0);
 	struct sbuf text = {0};
 	if (v)
 		t->text(&text, v, call);
 	else
-		sbuf_adds(&text, "(the result is in structuredContent)");
+		sbuf_adds(&text, "(the result could not be read)");
 	cap_text(&text, call->output_limit);
 	long long status = 0;
 	bool timed_out = false;
@@ -581,7 +816,14 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 	jv_bool(jv_get(v, "timed_out"), &timed_out);
 	/* No match is an answer, not a failure; a command's failure is. */
 	bool is_error = t->fn == cmd_exec && (status != 0 || timed_out);
-	tool_result(res, &text, json, len, is_error);
+	struct json capped = {0};
+	if (v) {
+		cap_value(&capped, v, (size_t)call->output_limit);
+	} else {
+		sbuf_adds(&capped.out, "{}");
+	}
+	tool_result(res, &text, capped.out.buf, capped.out.len, is_error);
+	sbuf_free(&capped.out);
 	sbuf_free(&text);
 	jv_free(v);
 }

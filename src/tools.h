@@ -61,6 +61,10 @@ char *tool_join(const char *base, const char *rel);
 #define TOOL_PROBE 8192
 bool tool_is_binary(const char *buf, size_t len);
 
+/* edit's line for a diff too large to show: where the file changed. */
+void edit_omitted_note(struct sbuf *out, long long line, long long old_lines,
+		       long long new_lines);
+
 /* The one PATH argument of read, write and edit. */
 int tool_one_path(struct app *a, const char **path, struct err *e);
 

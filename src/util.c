@@ -226,8 +226,7 @@ bool parse_seconds(const char *s, double *out)
 	errno = 0;
 	char *end;
 	double v = strtod(s, &end);
-	/* A day in seconds times 10000: beyond that a timeout is a typo. */
-	if (errno || *end || end == s || !isfinite(v) || v < 0 || v > 864000000.0)
+	if (errno || *end || end == s || !isfinite(v) || v < 0 || v > SECONDS_MAX)
 		return false;
 	*out = v;
 	return true;
@@ -328,6 +327,24 @@ long long now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+size_t utf8_count(struct utf8_count *c, const char *s, size_t n, size_t max)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+		if ((b & 0xc0) == 0x80 && c->follow > 0) {
+			c->follow--;
+		} else {
+			c->chars++;
+			c->follow = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2
+				  : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+		}
+		if (c->chars <= max)
+			keep = i + 1;
+	}
+	return keep;
 }
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,

@@ -50,7 +50,9 @@ void sbuf_add_printf_b(struct sbuf *sb, const char *s);
 
 /* Strict parsers: the whole string must be a number in range. */
 bool parse_long(const char *s, long min, long max, long *out);
-/* Seconds with an optional fraction, "1.5"; >= 0. */
+/* Seconds with an optional fraction, "1.5"; from 0 to SECONDS_MAX (a
+ * day in seconds times 10000: beyond that a timeout is a typo). */
+#define SECONDS_MAX 864000000
 bool parse_seconds(const char *s, double *out);
 /* "90", "90s", "15m", "2h", "7d" into seconds. */
 bool parse_duration(const char *s, long *out);
@@ -64,6 +66,19 @@ bool has_control(const char *s);
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF), or 0 if there is none. */
 size_t utf8_len(const unsigned char *p, size_t n);
+
+/* Characters of text, for cutting it: a character is a UTF-8 lead byte
+ * with the continuation bytes it calls for, or any other byte alone, a
+ * stray continuation byte too. So a run of bytes that are not text is
+ * cut like text, and a cut never splits a sequence. */
+struct utf8_count {
+	size_t chars;   /* characters counted so far */
+	int follow;     /* continuation bytes the last lead still calls for */
+};
+/* Counts the characters of s[0..n), after those already counted in c
+ * (so text may come in pieces); returns how many of its first bytes
+ * belong to the first max characters. */
+size_t utf8_count(struct utf8_count *c, const char *s, size_t n, size_t max);
 
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);

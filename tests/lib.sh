@@ -428,6 +428,49 @@ if not eval(sys.argv[2], {"d": d}):
 EOF
 }
 
+# --- Peak memory ----------------------------------------------------------
+
+# need_peak_rss: sets the prerequisite PEAK_RSS when the peak memory of
+# $SANDBOX can be measured: a C compiler for tests/peak-rss.c, and a build
+# without sanitizers (whose shadow memory makes the figure meaningless).
+need_peak_rss() {
+	if grep -q __asan_init "$SANDBOX" 2>/dev/null; then
+		test_skip_reason[PEAK_RSS]="a sanitizer build: its memory is not the program's"
+	elif ! "${CC:-cc}" -shared -fPIC -O1 -o "$TRASH/.peak-rss.so" "$TEST_LIB_DIR/peak-rss.c" 2>/dev/null; then
+		test_skip_reason[PEAK_RSS]="cannot build tests/peak-rss.c"
+	else
+		test_set_prereq PEAK_RSS
+	fi
+}
+
+# peak_kib OUT CMD...: runs CMD, which runs $SANDBOX (sb, or timeout N
+# "$SANDBOX" ...), with tests/peak-rss.c preloaded (prerequisite PEAK_RSS;
+# without it, CMD runs as it is); OUT then holds the peak resident set of
+# $SANDBOX in KiB, without its children's (the engine's client), or "0".
+# Returns CMD's status.
+peak_kib() {
+	local out=$1
+	shift
+	echo 0 >"$out"
+	if test_have_prereq PEAK_RSS; then
+		PEAK_RSS_FILE=$out PEAK_RSS_EXE=$(readlink -f "$SANDBOX") \
+			LD_PRELOAD=$TRASH/.peak-rss.so "$@"
+	else
+		"$@"
+	fi
+}
+
+# below_kib FILE MAX: the figure in FILE (from peak_kib) is under MAX KiB.
+below_kib() {
+	local kib
+	kib=$(cat "$1")
+	echo "peak: $kib KiB (at most $2)" >&4
+	if ! [ "$kib" -lt "$2" ] 2>/dev/null; then
+		echo "error: peak memory $kib KiB, expected under $2 KiB" >&4
+		return 1
+	fi
+}
+
 # --- The fake engine ---------------------------------------------------
 
 # fake_engine NAME: a fresh fake engine NAME in $TRASH/fake-bin, with an

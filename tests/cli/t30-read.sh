@@ -2,9 +2,11 @@
 # sandbox read: numbered lines (cat -n style), --offset and --limit, long
 # lines cut, empty and binary files, --raw for the exact bytes, --json
 # with the content's sha256, and the errors: each names the path and the
-# reason. The same answers on every image.
+# reason. The same answers on every image. Whatever the file holds, the
+# host's memory stays small (measured with tests/peak-rss.c).
 . "$(dirname "$0")/../lib.sh"
 need_engine
+need_peak_rss
 
 # rep N TEXT: TEXT N times, on one line (no newline).
 rep() { python3 -c 'import sys; sys.stdout.write(sys.argv[2] * int(sys.argv[1]))' "$1" "$2"; }
@@ -87,7 +89,13 @@ test_expect_success 'bad --offset and --limit values: exit 2, nothing run' '
 	expect_status 2 sb -w "$REF" read three.txt --limit ten 2>err &&
 	cmp_text "sandbox: read: --limit ${SQ}ten${SQ}: expected a number from 1" err &&
 	expect_status 2 sb -w "$REF" read three.txt --offset -3 2>err &&
-	cmp_text "sandbox: read: --offset ${SQ}-3${SQ}: expected a number from 1" err
+	cmp_text "sandbox: read: --offset ${SQ}-3${SQ}: expected a number from 1" err &&
+	expect_status 2 sb -w "$REF" read three.txt --limit 100000001 2>err &&
+	cmp_text "sandbox: read: --limit ${SQ}100000001${SQ}: at most 100000000" err &&
+	expect_status 2 sb -w "$REF" read three.txt --offset 99999999999999999999 2>err &&
+	cmp_text "sandbox: read: --offset ${SQ}99999999999999999999${SQ}: expected a number from 1" err &&
+	sb -w "$REF" read three.txt --limit 100000000 >out &&
+	line_count 3 out
 '
 
 test_expect_success 'usage: one path, exactly' '
@@ -112,6 +120,48 @@ test_expect_success PYTHON 'a line over 2000 characters is cut with a visible ma
 		printf "     5\t"; rep 2000 "日"; echo " [... line cut: 1000 more characters]"
 	} >expect &&
 	cmp_file expect out
+'
+
+test_expect_success PYTHON 'stray continuation bytes count one character each; a cut never splits a character' '
+	{ rep 1998 a; printf "\200\200\200\n"; rep 1999 a; printf "\360\237\230\200z\n"; rep 1999 a; printf "\303\251\200\n"; } >cont.txt &&
+	sb -w "$REF" exec -i -- sh -c "cat >cont.txt" <cont.txt &&
+	sb -w "$REF" read cont.txt >out &&
+	{
+		printf "     1\t"; rep 1998 a; printf "\200\200 [... line cut: 1 more character]\n"
+		printf "     2\t"; rep 1999 a; printf "\360\237\230\200 [... line cut: 1 more character]\n"
+		printf "     3\t"; rep 1999 a; printf "\303\251 [... line cut: 1 more character]\n"
+	} >expect &&
+	cmp_file expect out
+'
+
+test_expect_success PYTHON 'a line of 50 MiB of continuation bytes: cut at 2000, in text and --json, in little memory' '
+	sb -w "$REF" exec -c "head -c 52428800 /dev/zero | tr \"\\000\" \"\\200\" >c50.txt" &&
+	peak_kib rss sb -w "$REF" read c50.txt >out &&
+	{ printf "     1\t"; head -c 2000 /dev/zero | tr "\000" "\200"; echo " [... line cut: 52426800 more characters]"; } >expect &&
+	cmp_file expect out &&
+	below_kib rss 32768 &&
+	peak_kib rss sb -w "$REF" --json read c50.txt >out &&
+	json_check out "d[\"content\"] == \"     1\\t\" + \"\\ufffd\" * 2000 + \" [... line cut: 52426800 more characters]\\n\" and d[\"size\"] == 52428800" &&
+	below_kib rss 32768 &&
+	peak_kib rss sb -w "$REF" read --raw c50.txt | wc -c >size &&
+	cmp_text 52428800 size &&
+	below_kib rss 32768 &&
+	sb -w "$REF" exec -- rm c50.txt
+'
+
+test_expect_success PYTHON 'at most 1 MiB of lines shown, whatever --limit says: whole lines, then where to go on' '
+	python3 -c "import sys; sys.stdout.write((\"日\" * 2000 + \"\\n\") * 2000)" >wide.txt &&
+	sb -w "$REF" exec -i -- sh -c "cat >wide.txt" <wide.txt &&
+	peak_kib rss sb -w "$REF" read wide.txt --limit 100000 >out &&
+	line_count 176 out &&
+	sed -n 175p out >l175 && { printf "   175\t"; rep 2000 "日"; echo; } >expect && cmp_file expect l175 &&
+	tail -n 1 out >last &&
+	cmp_text "(1825 more lines; continue with --offset 176)" last &&
+	below_kib rss 32768 &&
+	sb -w "$REF" --json read wide.txt --offset 1990 >out &&
+	json_check out "d[\"lines\"] == 11 and d[\"truncated\"] is False and d[\"total_lines\"] == 2000" &&
+	sb -w "$REF" --json read wide.txt >out &&
+	json_check out "d[\"lines\"] == 175 and d[\"truncated\"] is True and len(d[\"content\"].encode()) == 175 * 6008"
 '
 
 test_expect_success 'a NUL in the first 8 KiB: binary, refused with its size' '

@@ -1,10 +1,12 @@
 #!/bin/bash
 # sandbox edit: an exact replacement, once unless --all, never a guess;
 # the file unchanged on every refusal; CRLF files; --expect-sha256; the
-# unified diff it prints; --old-file and --new-file for texts of several
-# lines.
+# unified diff it prints, in bounded time and memory whatever the file
+# (one hunk, or a summary, past a size); --old-file and --new-file for
+# texts of several lines.
 . "$(dirname "$0")/../lib.sh"
 need_engine
+need_peak_rss
 
 sha() { sha256sum "$1" | cut -d" " -f1; }
 in_ws() { eng exec -u 0 -w /workspace "$1" sh -c "$2"; }
@@ -276,6 +278,47 @@ test_expect_success 'not found, a directory, a binary file: exit 1 with the reas
 	expect_status 1 sb -w "$REF" edit bin.dat --old a --new b 2>err &&
 	cmp_text "sandbox: edit: bin.dat: binary file; edit only edits text" err &&
 	check unchanged test "$(fingerprint bin.dat)" = "$before"
+'
+
+test_expect_success 'edit --all of 4 Mi lines (8 MiB), each changed: written; the diff omitted, where it changed said' '
+	sb -w "$REF" exec -c "yes a | head -n 4194304 >big8.txt" &&
+	peak_kib rss timeout 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" edit big8.txt --old a --new b --all >out 2>err &&
+	must_be_empty err &&
+	cmp_text "(diff omitted: over 1 MiB; from line 1, 4194304 lines became 4194304)" out &&
+	below_kib rss 65536 &&
+	sb -w "$REF" exec -c "sort -u big8.txt; wc -l <big8.txt" >got &&
+	printf "b\n4194304\n" >expect &&
+	cmp_file expect got
+'
+
+test_expect_success PYTHON 'edit --all --json of 4 Mi lines: diff empty, diff_omitted says where' '
+	peak_kib rss timeout 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" --json edit big8.txt --old b --new a --all >out &&
+	json_check out "d[\"replacements\"] == 4194304 and d[\"diff\"] == \"\" and d[\"diff_omitted\"] == {\"line\": 1, \"old_lines\": 4194304, \"new_lines\": 4194304}" &&
+	below_kib rss 65536 &&
+	sb -w "$REF" exec -- rm big8.txt
+'
+
+test_expect_success PYTHON 'changes more than 200000 lines apart, both files counted: one hunk, which patch applies' '
+	python3 -c "import sys; sys.stdout.write(\"A\\n\" + \"x\\n\" * 100008 + \"A\\n\")" >far.txt &&
+	sb -w "$REF" exec -i -- sh -c "cat >far.txt" <far.txt &&
+	sb -w "$REF" edit far.txt --old A --new B --all >out &&
+	head -n 5 out >head &&
+	printf -- "--- far.txt\n+++ far.txt\n@@ -1,100010 +1,100010 @@\n-A\n-x\n" >expect &&
+	cmp_file expect head &&
+	test "$(grep -c "^@@" out)" = 1 &&
+	patch -s -o patched far.txt <out &&
+	sb -w "$REF" read --raw far.txt >got &&
+	cmp_file got patched
+'
+
+test_expect_success 'a new content over 64 MiB, however many matches make it: refused, the file unchanged' '
+	sb -w "$REF" exec -c "head -c 1048576 /dev/zero | tr \"\\000\" a >many.txt" &&
+	before=$(fingerprint many.txt) &&
+	long=$(printf "%0100d" 0) &&
+	expect_status 1 sb -w "$REF" edit many.txt --old a --new "$long" --all >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: edit: many.txt: the new content would be larger than 64 MiB (1048576 replacements); too large to edit here" err &&
+	check unchanged test "$(fingerprint many.txt)" = "$before"
 '
 
 test_expect_success 'permission denied (user 65534): unreadable, and readable but in a root directory' '

@@ -8,6 +8,7 @@
 # same server with the official TypeScript client.
 . "$(dirname "$0")/../lib.sh"
 need_engine
+need_peak_rss
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
@@ -241,6 +242,90 @@ test_expect_success 'output to the model is capped: head and tail kept, the cut 
 	grep_file "bytes cut" got &&
 	test "$(wc -c <got)" -lt 1300 &&
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_truncated\"] is True and d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 28890"
+'
+
+test_expect_success 'every number has a maximum, in the schema; a larger one is refused (-32602)' '
+	cat >steps <<-\STEPS &&
+	init
+	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
+	<
+	call 1 read {"path":"x","limit":100000001}
+	<
+	call 2 read {"path":"x","offset":100000001}
+	<
+	call 3 exec {"command":"true","timeout":864000001}
+	<
+	call 4 grep {"pattern":"x","context":100000001}
+	<
+	call 5 glob {"pattern":"x","limit":100000001}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "all(\"maximum\" in p for t in d[\"result\"][\"tools\"] for p in t[\"inputSchema\"][\"properties\"].values() if p[\"type\"] in (\"integer\", \"number\"))" &&
+	answer out 2 "{(t[\"name\"], k): p[\"maximum\"] for t in d[\"result\"][\"tools\"] for k, p in t[\"inputSchema\"][\"properties\"].items() if \"maximum\" in p} == {(\"exec\", \"timeout\"): 864000000, (\"read\", \"offset\"): 100000000, (\"read\", \"limit\"): 100000000, (\"glob\", \"limit\"): 100000000, (\"grep\", \"context\"): 100000000, (\"grep\", \"limit\"): 100000000}" &&
+	answer out 3 "d[\"id\"] == 1 and d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"message\"] == \"argument offset must be at most 100000000\"" &&
+	answer out 5 "d[\"id\"] == 3 and d[\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
+	answer out 6 "d[\"id\"] == 4 and d[\"error\"][\"message\"] == \"argument context must be at most 100000000\"" &&
+	answer out 7 "d[\"id\"] == 5 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	test "$(our_workspaces | wc -l)" = 0
+'
+
+test_expect_success '--output-limit: from 1000 to 1000000' '
+	expect_status 2 sb mcp --output-limit 1000001 </dev/null >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: mcp: --output-limit ${SQ}1000001${SQ}: at most 1000000" err &&
+	expect_status 2 sb mcp --output-limit 999 </dev/null >out 2>err &&
+	cmp_text "sandbox: mcp: --output-limit ${SQ}999${SQ}: expected a number from 1000" err
+'
+
+test_expect_success 'structuredContent is capped like the text: a cut string says its bytes, an array its count' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"seq 1 3000 >n.txt; mkdir many && cd many && for i in $(seq 1 100); do : >a-rather-long-file-name-$i.txt; done"}
+	<
+	call 2 read {"path":"n.txt"}
+	<
+	call 3 glob {"pattern":"many/*"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm --output-limit 1000 <steps &&
+	full=$(python3 -c "print(repr(\"\".join(\"%6d\\t%d\\n\" % (i, i) for i in range(1, 2001))))") &&
+	answer out 3 "(lambda c: c[\"content\"] == $full[:len(c[\"content\"])] and 900 < len(c[\"content\"]) <= 1000 and c[\"content_truncated\"] is True and c[\"content_bytes\"] == len($full))(d[\"result\"][\"structuredContent\"])" &&
+	answer out 3 "(lambda c: len(c[\"sha256\"]) == 64 and c[\"path\"] == \"n.txt\" and c[\"lines\"] == 2000 and c[\"truncated\"] is True)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 3 "len(d[\"result\"][\"content\"][0][\"text\"]) < 1100" &&
+	answer out 4 "(lambda c: 0 < len(c[\"matches\"]) < 100 and c[\"matches_truncated\"] is True and c[\"matches_count\"] == 100 and c[\"total\"] == 100)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 4 "all(m.startswith(\"many/a-rather-long-file-name-\") and m.endswith(\".txt\") for m in d[\"result\"][\"structuredContent\"][\"matches\"])"
+'
+
+test_expect_success 'what the workspace sends does not grow the server: 50 MiB of 0x80 read and printed, 20 MiB read, 4096 such lines' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"head -c 52428800 /dev/zero | tr \"\\000\" \"\\200\" >c50.txt && head -c 20971520 c50.txt >c20.txt && { head -c 2000 c50.txt; echo; } >l.txt && for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat l.txt l.txt >l2.txt && mv l2.txt l.txt; done"}
+	<
+	call 2 read {"path":"c50.txt"}
+	<
+	call 3 read {"path":"c20.txt"}
+	<
+	call 4 exec {"command":"cat c50.txt; cat c20.txt >&2"}
+	<
+	call 5 read {"path":"l.txt","limit":100000}
+	<
+	peak
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	answer out 2 "d[\"result\"][\"isError\"] is False" &&
+	for n in 3 4; do
+		size=$((n == 3 ? 52428800 : 20971520)) &&
+		sha=$(python3 -c "import hashlib; print(hashlib.sha256(b\"\\x80\" * $size).hexdigest())") &&
+		answer out $n "(lambda c: c[\"content\"] == \"     1\\t\" + \"\\ufffd\" * 2000 + \" [... line cut: %d more characters]\\n\" % ($size - 2000) and c[\"size\"] == $size and c[\"sha256\"] == \"$sha\")(d[\"result\"][\"structuredContent\"])" || return 1
+	done &&
+	answer out 5 "(lambda c: c[\"stdout_bytes\"] == 52428800 and c[\"stderr_bytes\"] == 20971520 and c[\"stdout_truncated\"] is True and len(c[\"stdout\"]) <= 14950)(d[\"result\"][\"structuredContent\"])" &&
+	answer out 6 "(lambda c: c[\"lines\"] == 523 and c[\"total_lines\"] == 4096 and c[\"content_truncated\"] is True and len(c[\"content\"]) <= 30000)(d[\"result\"][\"structuredContent\"])" &&
+	sed -n 7p out >peak &&
+	grep_file "^peak [0-9][0-9]*$" peak &&
+	sed "s/^peak //" peak >rss &&
+	{ ! test_have_prereq PEAK_RSS || below_kib rss 32768; }
 '
 
 test_expect_success 'hostile values stay data through the channel: names, patterns, texts' '

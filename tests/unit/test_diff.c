@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "patch_apply.h"
 #include "tap.h"
 #include "util.h"
 
@@ -72,7 +73,7 @@ static bool same_as_gnu(const char *a, size_t alen, const char *b, size_t blen, 
 	struct sbuf want = {0}, got = {0};
 	sbuf_add(&got, "", 0);
 	bool ran = gnu_diff(a, alen, b, blen, context, &want) == 0;
-	diff_unified(&got, "L1", "L2", a, alen, b, blen, context);
+	diff_unified(&got, "L1", "L2", a, alen, b, blen, context, NULL, NULL);
 	bool same = ran && got.len == want.len && memcmp(got.buf, want.buf, got.len) == 0;
 	if (!same && !quiet) {
 		tap_diag_bytes("old", a, alen);
@@ -93,25 +94,25 @@ static void check(const char *a, const char *b, const char *title)
 static void test_golden(void)
 {
 	struct sbuf out = {0};
-	diff_unified(&out, "a/x", "b/x", "1\n2\n3\n", 6, "1\n2\n3\n", 6, 3);
+	diff_unified(&out, "a/x", "b/x", "1\n2\n3\n", 6, "1\n2\n3\n", 6, 3, NULL, NULL);
 	ok(out.len == 0, "identical inputs: no output at all");
-	diff_unified(&out, "a/x", "b/x", "", 0, "", 0, 3);
+	diff_unified(&out, "a/x", "b/x", "", 0, "", 0, 3, NULL, NULL);
 	ok(out.len == 0, "two empty inputs: no output");
-	diff_unified(&out, "old", "new", "a\nb\nc\n", 6, "a\nB\nc\n", 6, 3);
+	diff_unified(&out, "old", "new", "a\nb\nc\n", 6, "a\nB\nc\n", 6, 3, NULL, NULL);
 	is_str(out.buf, "--- old\n+++ new\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
 	       "a replaced middle line, written out");
 	sbuf_reset(&out);
-	diff_unified(&out, "old", "new", "a\nb\nc\nd\ne\n", 10, "a\nb\nX\nd\ne\n", 10, 0);
+	diff_unified(&out, "old", "new", "a\nb\nc\nd\ne\n", 10, "a\nb\nX\nd\ne\n", 10, 0, NULL, NULL);
 	is_str(out.buf, "--- old\n+++ new\n@@ -3 +3 @@\n-c\n+X\n", "context 0: a count of 1 is left out");
 	sbuf_reset(&out);
-	diff_unified(&out, "old", "new", "a\nb\n", 4, "a\nx\nb\n", 6, 0);
+	diff_unified(&out, "old", "new", "a\nb\n", 4, "a\nx\nb\n", 6, 0, NULL, NULL);
 	is_str(out.buf, "--- old\n+++ new\n@@ -1,0 +2 @@\n+x\n", "context 0: an empty range is 'line before,0'");
 	sbuf_reset(&out);
-	diff_unified(&out, "o", "n", "a", 1, "a\n", 2, 3);
+	diff_unified(&out, "o", "n", "a", 1, "a\n", 2, 3, NULL, NULL);
 	is_str(out.buf, "--- o\n+++ n\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n",
 	       "a newline added at the end");
 	sbuf_reset(&out);
-	diff_unified(&out, "o", "n", "x\n", 2, "y\n", 2, -5);
+	diff_unified(&out, "o", "n", "x\n", 2, "y\n", 2, -5, NULL, NULL);
 	is_str(out.buf, "--- o\n+++ n\n@@ -1 +1 @@\n-x\n+y\n", "a negative context counts as 0");
 	sbuf_free(&out);
 }
@@ -286,44 +287,22 @@ static void test_frequent(void)
 	is_int(bad, 0, "%d files of frequent and unmatched lines: same as GNU diff", cases);
 }
 
-/* Applies a unified diff to old: what patch(1) would make of it. */
-static bool apply_unified(const char *old, const char *diff, struct sbuf *out)
+/* Whether the diff turns a into b, as patch(1) would apply it. */
+static bool applies(const struct sbuf *a, const struct sbuf *diff, const struct sbuf *b)
 {
-	sbuf_add(out, "", 0);
-	const char *p = diff;
-	for (int i = 0; i < 2 && p; i++) /* the label lines */
-		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
-	long long done = 0; /* old lines consumed */
-	while (p && *p) {
-		long long from, count = 1;
-		if (sscanf(p, "@@ -%lld,%lld", &from, &count) < 1)
-			return false;
-		for (long long before = count ? from - 1 : from; done < before; done++) {
-			const char *nl = strchr(old, '\n');
-			sbuf_add(out, old, (size_t)(nl + 1 - old));
-			old = nl + 1;
-		}
-		p = strchr(p, '\n') + 1;
-		while (*p && *p != '@') {
-			const char *nl = strchr(p, '\n');
-			if (*p == ' ' || *p == '+')
-				sbuf_add(out, p + 1, (size_t)(nl - p));
-			if (*p == ' ' || *p == '-') {
-				old = strchr(old, '\n') + 1;
-				done++;
-			}
-			p = nl + 1;
-		}
-	}
-	sbuf_adds(out, old);
-	return true;
+	struct sbuf got = {0};
+	bool yes = patch_apply(a->buf ? a->buf : "", a->len, diff->buf ? diff->buf : "", diff->len,
+			       &got) &&
+		   got.len == b->len && memcmp(got.buf, b->buf ? b->buf : "", b->len) == 0;
+	sbuf_free(&got);
+	return yes;
 }
 
 /* Past the exact search's cost limit: a replacement, quickly, and still
  * a diff that turns one text into the other. */
 static void test_limit(void)
 {
-	struct sbuf a = {0}, b = {0}, out = {0}, applied = {0};
+	struct sbuf a = {0}, b = {0}, out = {0};
 	int n = 20000;
 	sbuf_adds(&a, "same start\n");
 	sbuf_adds(&b, "same start\n");
@@ -334,14 +313,11 @@ static void test_limit(void)
 	sbuf_adds(&a, "same end\n");
 	sbuf_adds(&b, "same end\n");
 	long long t0 = now_ms();
-	diff_unified(&out, "L1", "L2", a.buf, a.len, b.buf, b.len, 3);
+	diff_unified(&out, "L1", "L2", a.buf, a.len, b.buf, b.len, 3, NULL, NULL);
 	long long ms = now_ms() - t0;
 	ok(out.len > 0 && strstr(out.buf, "@@ -1,20002 +1,20002 @@\n same start\n-0\n"),
 	   "20000 lines against their reverse: one replacement hunk (%lld ms)", ms);
-	ok(apply_unified(a.buf, out.buf, &applied) && applied.len == b.len &&
-	   memcmp(applied.buf, b.buf, b.len) == 0,
-	   "and it applies: old text plus hunks is the new text");
-	sbuf_free(&applied);
+	ok(applies(&a, &out, &b), "and it applies: old text plus hunks is the new text");
 	sbuf_free(&a);
 	sbuf_free(&b);
 	sbuf_free(&out);
@@ -352,13 +328,120 @@ static void test_limit(void)
 		sbuf_addf(&b, "row %d\n", i % 97 ? i : -i);
 	}
 	ok(same_as_gnu(a.buf, a.len, b.buf, b.len, 3, false), "5000 lines, 52 changes: same as GNU diff");
-	diff_unified(&out, "L1", "L2", a.buf, a.len, b.buf, b.len, 3);
-	ok(apply_unified(a.buf, out.buf, &applied) && applied.len == b.len &&
-	   memcmp(applied.buf, b.buf, b.len) == 0, "and it applies");
-	sbuf_free(&applied);
+	diff_unified(&out, "L1", "L2", a.buf, a.len, b.buf, b.len, 3, NULL, NULL);
+	ok(applies(&a, &out, &b), "and it applies");
 	sbuf_free(&out);
 	sbuf_free(&a);
 	sbuf_free(&b);
+}
+
+/* The diff with limits: its kind, its text (appended to "keep:"), where
+ * the texts differ. */
+static enum diff_kind limited(const char *a, const char *b, int context, size_t lines,
+			      size_t bytes, struct sbuf *out, struct diff_span *span)
+{
+	struct diff_limits lim = {lines, bytes};
+	sbuf_reset(out);
+	sbuf_adds(out, "keep:");
+	return diff_unified(out, "o", "n", a, strlen(a), b, strlen(b), context, &lim, span);
+}
+
+static void test_one_hunk(void)
+{
+	struct sbuf out = {0};
+	struct diff_span sp;
+	const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+	const char *b = "1\n2\nX\n4\n5\n6\n7\nY\n9\n10\n";
+	is_int(limited(a, b, 1, 100, 0, &out, &sp), DIFF_SHOWN, "within the lines limit: the exact diff");
+	is_str(out.buf, "keep:--- o\n+++ n\n@@ -2,3 +2,3 @@\n 2\n-3\n+X\n 4\n@@ -7,3 +7,3 @@\n 7\n-8\n+Y\n 9\n",
+	       "two hunks, appended to what out held");
+	is_int(limited(a, b, 1, 2, 0, &out, &sp), DIFF_ONE_HUNK, "past the lines limit: one hunk");
+	is_str(out.buf, "keep:--- o\n+++ n\n@@ -2,8 +2,8 @@\n 2\n-3\n-4\n-5\n-6\n-7\n-8\n+X\n+4\n+5\n+6\n+7\n+Y\n 9\n",
+	       "it replaces every line from the first change to the last, context around");
+	ok(sp.line == 3 && sp.old_lines == 6 && sp.new_lines == 6, "the span: from line 3, 6 lines became 6");
+
+	is_int(limited("a\nb", "a\nc", 3, 0, 0, &out, &sp), DIFF_ONE_HUNK, "a lines limit of 0: always one hunk");
+	is_str(out.buf, "keep:--- o\n+++ n\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+	       "one hunk keeps the marks of a last line without newline");
+	is_int(limited("a\nb\n", "a\nx\nb\n", 0, 0, 0, &out, &sp), DIFF_ONE_HUNK, "an insertion");
+	is_str(out.buf, "keep:--- o\n+++ n\n@@ -1,0 +2 @@\n+x\n", "one hunk names an empty range as diff -u does");
+	ok(sp.line == 2 && sp.old_lines == 0 && sp.new_lines == 1, "the span of an insertion: line 2, 0 lines became 1");
+	is_int(limited("a\nb\nc\n", "a\nc\n", 3, 0, 0, &out, &sp), DIFF_ONE_HUNK, "a deletion");
+	is_str(out.buf, "keep:--- o\n+++ n\n@@ -1,3 +1,2 @@\n a\n-b\n c\n", "one hunk of a deletion, with its context");
+	is_int(limited("x\n", "x\n", 3, 0, 1, &out, &sp), DIFF_SAME, "the same texts: DIFF_SAME, whatever the limits");
+	is_str(out.buf, "keep:", "and nothing appended");
+	sbuf_free(&out);
+}
+
+static void test_omitted(void)
+{
+	struct sbuf out = {0}, a = {0}, b = {0};
+	struct diff_span sp;
+	for (int i = 0; i < 5000; i++) {
+		sbuf_addf(&a, "row %d\n", i);
+		sbuf_addf(&b, "row %d\n", i % 97 ? i : -i);
+	}
+	is_int(limited(a.buf, b.buf, 3, DIFF_LINES_MAX, 100, &out, &sp), DIFF_OMITTED,
+	       "past the bytes limit: omitted");
+	is_str(out.buf, "keep:", "and nothing appended");
+	ok(sp.line == 98 && sp.old_lines == 4851 && sp.new_lines == 4851, "the span: lines 98 to 4948, the first and the last change");
+	is_int(limited(a.buf, b.buf, 3, DIFF_LINES_MAX, 8000, &out, &sp), DIFF_SHOWN,
+	       "the same diff within 8000 bytes: shown");
+	ok(out.len - 5 <= 8000, "in at most 8000 bytes (%zu)", out.len - 5);
+	is_int(limited(a.buf, b.buf, 3, 10, 100, &out, &sp), DIFF_OMITTED, "one hunk past the bytes limit: omitted too");
+	is_str(out.buf, "keep:", "and nothing appended");
+
+	/* The case of the issue: 8 MiB, 4 Mi lines, each of them changed. */
+	sbuf_reset(&a);
+	sbuf_reset(&b);
+	for (int i = 0; i < 4 << 20; i++) {
+		sbuf_add(&a, "a\n", 2);
+		sbuf_add(&b, "b\n", 2);
+	}
+	struct diff_limits lim = {DIFF_LINES_MAX, 1 << 20};
+	sbuf_reset(&out);
+	is_int(diff_unified(&out, "o", "n", a.buf, a.len, b.buf, b.len, 3, &lim, &sp), DIFF_OMITTED,
+	       "4 Mi changed lines, 1 MiB of diff at most: omitted");
+	ok(out.len == 0 && sp.line == 1 && sp.old_lines == 4 << 20 && sp.new_lines == 4 << 20,
+	   "nothing written; the span: all 4194304 lines");
+	lim.bytes = 0;
+	is_int(diff_unified(&out, "o", "n", a.buf, a.len, b.buf, b.len, 3, &lim, &sp), DIFF_ONE_HUNK,
+	       "without a bytes limit: one hunk, not searched");
+	ok(applies(&a, &out, &b), "and it applies");
+	sbuf_free(&a);
+	sbuf_free(&b);
+	sbuf_free(&out);
+}
+
+/* Generated cases under every small limit: each diff applies, or is
+ * omitted only when the whole one is too long. */
+static void test_limits_generated(void)
+{
+	int bad = 0, cases = 0, kinds[4] = {0};
+	for (int i = 0; i < 400; i++) {
+		struct sbuf a = {0}, b = {0}, out = {0}, full = {0};
+		make_case((unsigned)(next_rand() % 6), 5 + next_rand() % 60, 1 + (int)(next_rand() % 6), &a, &b);
+		int context = (int)(next_rand() % 5);
+		struct diff_limits lim = {next_rand() % 40, next_rand() % 3 ? 0 : next_rand() % 600};
+		enum diff_kind k = diff_unified(&out, "o", "n", a.buf, a.len, b.buf, b.len, context, &lim, NULL);
+		struct diff_limits nolim = {lim.lines, 0};
+		diff_unified(&full, "o", "n", a.buf, a.len, b.buf, b.len, context, &nolim, NULL);
+		bool good = k == DIFF_OMITTED ? out.len == 0 && full.len + 30 > lim.bytes
+					      : applies(&a, &out, &b) && (!lim.bytes || out.len <= lim.bytes);
+		kinds[k]++;
+		cases++;
+		if (!good && bad++ == 0) {
+			tap_diag_bytes("old", a.buf, a.len);
+			tap_diag_bytes("new", b.buf, b.len);
+			tap_diag_bytes("diff", out.buf, out.len);
+		}
+		sbuf_free(&a);
+		sbuf_free(&b);
+		sbuf_free(&out);
+		sbuf_free(&full);
+	}
+	is_int(bad, 0, "%d random cases under small limits (%d exact, %d one hunk, %d omitted): each applies",
+	       cases, kinds[DIFF_SHOWN], kinds[DIFF_ONE_HUNK], kinds[DIFF_OMITTED]);
 }
 
 int main(void)
@@ -372,6 +455,9 @@ int main(void)
 	test_generated();
 	test_frequent();
 	test_limit();
+	test_one_hunk();
+	test_omitted();
+	test_limits_generated();
 	char *pa = xasprintf("%s/a", dir), *pb = xasprintf("%s/b", dir);
 	unlink(pa);
 	unlink(pb);

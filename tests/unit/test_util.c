@@ -665,6 +665,55 @@ static void test_err(void)
 	is_int(err_exit_status(ERR_WORKSPACE), 255, "exit status: workspace 255");
 }
 
+/* utf8_count over the whole of s, given in pieces of `step` bytes: the
+ * bytes kept of the first max characters, and the count. */
+static size_t count_in_pieces(const char *s, size_t n, size_t step, size_t max, size_t *chars)
+{
+	struct utf8_count c = {0};
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i += step) {
+		size_t len = n - i < step ? n - i : step;
+		kept += utf8_count(&c, s + i, len, max);
+	}
+	*chars = c.chars;
+	return kept;
+}
+
+static void test_utf8_count(void)
+{
+	static const struct {
+		const char *s;
+		size_t max, kept, chars;
+		const char *what;
+	} cases[] = {
+		{"abc", 2, 2, 3, "ASCII: one byte a character"},
+		{"a\xc3\xa9" "b", 2, 3, 3, "a 2-byte character is kept whole"},
+		{"a\xe6\x97\xa5" "b", 2, 4, 3, "a 3-byte one too"},
+		{"\xf0\x9f\x98\x80z", 1, 4, 2, "and a 4-byte one"},
+		{"\x80\x80\x80\x80", 2, 2, 4, "stray continuation bytes: one character each"},
+		{"\xc3\xa9\x80\x80", 2, 3, 3, "continuation bytes past what the lead calls for are stray"},
+		{"\xe6\x97z", 1, 2, 2, "a sequence cut short ends at the next lead"},
+		{"\xff\xfe\xc0\x80", 3, 3, 4, "bytes that start nothing count alone; 0xc0 calls for none"},
+		{"", 5, 0, 0, "nothing: nothing"},
+		{"abc", 0, 0, 3, "max 0: no byte kept"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		size_t n = strlen(cases[i].s), chars, chars1;
+		size_t kept = count_in_pieces(cases[i].s, n, n ? n : 1, cases[i].max, &chars);
+		size_t kept1 = count_in_pieces(cases[i].s, n, 1, cases[i].max, &chars1);
+		ok(kept == cases[i].kept && chars == cases[i].chars && kept1 == kept && chars1 == chars,
+		   "utf8_count: %s (%zu bytes kept, %zu characters; the same byte by byte)", cases[i].what,
+		   kept, chars);
+	}
+	/* The case of the issue: a long run of continuation bytes. */
+	size_t n = 1 << 20, chars;
+	char *run = xmalloc(n);
+	memset(run, 0x80, n);
+	ok(count_in_pieces(run, n, 65536, 2000, &chars) == 2000 && chars == n,
+	   "utf8_count: 1 MiB of 0x80 in 64 KiB pieces: 2000 bytes kept, each a character");
+	free(run);
+}
+
 int main(void)
 {
 	test_parse_long();
@@ -679,5 +728,6 @@ int main(void)
 	test_envp();
 	test_capture();
 	test_err();
+	test_utf8_count();
 	return done_testing();
 }
