@@ -424,25 +424,48 @@ static int grep_end(void *ctx)
 struct grep_stream {
 	struct grep *g;
 	const struct tool_out *out;
-	bool started;
+	bool started, bad_answer;
 	struct tar_reader tar;
 	int failed;
 	char msg[200];
 };
 
+/* The answer line: a file ("OK F", only for a --path: the workdir is a
+ * directory) or a directory ("OK D"). Anything else is not what the
+ * script writes: the workspace is not to be believed. */
+static void grep_answer(struct grep_stream *s)
+{
+	const char *head = s->out->head.buf ? s->out->head.buf : "";
+	s->started = true;
+	s->g->single = strcmp(head, "OK F") == 0 && s->g->a->path;
+	s->bad_answer = !s->g->single && strcmp(head, "OK D") != 0;
+}
+
 static int grep_body(void *ctx, const char *buf, size_t n)
 {
 	struct grep_stream *s = ctx;
+	if (!s->started)
+		grep_answer(s);
+	if (s->bad_answer)
+		return -1; /* stop it */
 	if (s->failed)
 		return 0;
-	if (!s->started) {
-		/* The answer line came first: a file or a directory. */
-		s->started = true;
-		s->g->single = strcmp(s->out->head.buf ? s->out->head.buf : "", "OK F") == 0;
-	}
 	if (tar_feed(&s->tar, buf, n, s->msg, sizeof(s->msg)) < 0)
 		s->failed = 1;
 	return 0;
+}
+
+/* An answer line that is none of those expected: shown cut, escaped. */
+static int search_bad_answer(const char *head, struct err *e)
+{
+	char cut[61];
+	struct sbuf shown = {0};
+	snprintf(cut, sizeof(cut), "%s", head);
+	tool_show_path(&shown, cut, false);
+	err_set(e, ERR_WORKSPACE, "unexpected answer from the workspace: %s%s", shown.buf,
+		strlen(head) >= sizeof(cut) ? "..." : "");
+	sbuf_free(&shown);
+	return -1;
 }
 
 static void print_grep_text(struct grep *g, size_t limit)
@@ -605,6 +628,10 @@ int cmd_grep(struct app *a, struct err *e)
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
 		rc = tool_refusal(head, base_dir(a), e);
+	if (rc == 0 && !s.started)
+		grep_answer(&s);
+	if (rc == 0 && s.bad_answer)
+		rc = search_bad_answer(head, e);
 	if (rc == 0) {
 		if (!s.failed && tar_finish(&s.tar, s.msg, sizeof(s.msg)) < 0)
 			s.failed = 1;
