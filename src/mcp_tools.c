@@ -60,7 +60,7 @@ static const struct param glob_params[] = {
 	{"pattern", P_STR, true, 1, NULL,
 	 "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c)."},
 	{"path", P_STR, false, 1, NULL, "Directory to search (default: the workspace directory)."},
-	{"limit", P_INT, false, 1, NULL, "Most paths to return (default 1000)."},
+	{"limit", P_INT, false, 1, NULL, "Most paths to return, 1 to 10000 (default 1000)."},
 };
 static const struct param grep_params[] = {
 	{"pattern", P_STR, true, 1, NULL, "POSIX extended regular expression (grep -E)."},
@@ -70,8 +70,8 @@ static const struct param grep_params[] = {
 	{"output_mode", P_STR, false, 0, output_modes,
 	 "files: matching paths (default); content: path:line:text; count: path:N."},
 	{"case_insensitive", P_BOOL, false, 0, NULL, "Ignore case (default false)."},
-	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content."},
-	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
+	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content: 0 to 100."},
+	{"limit", P_INT, false, 1, NULL, "Most output lines, 1 to 10000 (default 1000)."},
 };
 
 /* A UTF-8 continuation byte: never where a character starts or a cut goes. */
