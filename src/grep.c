@@ -19,6 +19,13 @@ void grep_init(struct grep *g, const struct grep_opts *o)
 {
 	memset(g, 0, sizeof(*g));
 	g->o = *o;
+	/* The ring is a fixed array: context never goes beyond it. */
+	if (g->o.before > GREP_CONTEXT_MAX)
+		g->o.before = GREP_CONTEXT_MAX;
+	if (g->o.after > GREP_CONTEXT_MAX)
+		g->o.after = GREP_CONTEXT_MAX;
+	if (g->o.limit == 0)
+		g->o.limit = 1;
 	struct tar_sink sink = {.ctx = g, .entry = grep_entry, .data = grep_data, .end = grep_end};
 	tar_init(&g->tar, &sink);
 }
@@ -97,10 +104,8 @@ static void grep_emit(struct grep *g, long no, bool match, char *text)
 	bool sep = context && g->last_shown > 0 && no > g->last_shown + 1;
 	g->last_shown = no;
 	f->out++;
-	if (!text)
-		return;
-	size_t bytes = grep_line_bytes(f, text);
-	if (f->nlines >= g->o.limit || f->bytes + bytes > g->o.max_bytes) {
+	size_t bytes = text ? grep_line_bytes(f, text) : 0;
+	if (!text || f->full || f->nlines >= g->o.limit || f->bytes + bytes > g->o.max_bytes) {
 		f->full = true; /* the lines after it come after it in the output */
 		free(text);
 		return;
@@ -199,15 +204,42 @@ static void grep_judge(struct grep *g)
 	sbuf_free(&g->probe);
 }
 
+/* Files in the output's order: by path, and a name the stream gives
+ * twice in the stream's order. */
+static int grep_order(const char *path, unsigned long long seq, const char *path2,
+		      unsigned long long seq2)
+{
+	int c = strcmp(path, path2);
+	if (c)
+		return c;
+	return seq < seq2 ? -1 : seq > seq2;
+}
+
 static int grep_by_path(const void *x, const void *y)
 {
-	return strcmp(((const struct grep_file *)x)->path, ((const struct grep_file *)y)->path);
+	const struct grep_file *a = x, *b = y;
+	return grep_order(a->path, a->seq, b->path, b->seq);
+}
+
+/* The output stops at the first line that is not shown: nothing of a
+ * file after the file of such a line can be shown. */
+static void grep_edge(struct grep *g, const struct grep_file *f)
+{
+	if (!g->edge || grep_order(f->path, f->seq, g->edge, g->edge_seq) < 0) {
+		free(g->edge);
+		g->edge = xstrdup(f->path);
+		g->edge_seq = f->seq;
+	}
+}
+
+static bool grep_past_edge(const struct grep *g, const struct grep_file *f)
+{
+	return g->edge && grep_order(f->path, f->seq, g->edge, g->edge_seq) > 0;
 }
 
 /* Keeps the output lines that sort first, as many as fit limit and
  * max_bytes: the others can never be shown, since more files can only
- * push them further down. The first file that loses a line becomes the
- * edge: a file that sorts after it is not kept at all. */
+ * push them further down. */
 static void grep_trim(struct grep *g)
 {
 	bool content = g->o.mode == GREP_CONTENT, cut = false;
@@ -217,24 +249,20 @@ static void grep_trim(struct grep *g)
 	for (size_t i = 0; i < g->nfiles; i++) {
 		struct grep_file *f = &g->files[i];
 		size_t k = 0, n = content ? f->nlines : 1, fbytes = 0;
+		cut = cut || grep_past_edge(g, f);
 		for (; !cut && k < n; k++) {
 			size_t b = grep_line_bytes(f, content ? f->lines[k].text : NULL);
-			if (lines == g->o.limit || bytes + b > g->o.max_bytes) {
-				cut = true;
+			if (lines == g->o.limit || bytes + b > g->o.max_bytes)
 				break;
-			}
 			lines++;
 			bytes += b;
 			fbytes += b;
 		}
 		/* A file that lost lines, here or when it was read, is cut
 		 * there: its next line would come next. */
-		if (content ? f->out > k : k < n) {
+		if (!cut && (content ? f->out > k : k < n)) {
 			cut = true;
-			if (!g->edge || strcmp(f->path, g->edge) < 0) {
-				free(g->edge);
-				g->edge = xstrdup(f->path);
-			}
+			grep_edge(g, f);
 		}
 		if (k == 0) {
 			grep_file_free(f);
@@ -272,7 +300,8 @@ static int grep_entry(void *ctx, const char *name, char type, unsigned long long
 	g->after_left = 0;
 	memset(&g->cur, 0, sizeof(g->cur));
 	g->cur.path = g->o.single ? xstrdup(g->o.single) : tool_join(g->o.base, rel);
-	g->cur.full = g->edge && strcmp(g->cur.path, g->edge) > 0;
+	g->cur.seq = g->entries++;
+	g->cur.full = grep_past_edge(g, &g->cur);
 	return 0;
 }
 
@@ -314,6 +343,10 @@ static int grep_end(void *ctx)
 		f->bytes = grep_line_bytes(f, NULL);
 		f->full = f->bytes > g->o.max_bytes;
 	}
+	/* A line it could not keep even on its own is not shown: the
+	 * output stops there. */
+	if (f->count && (content ? f->out > f->nlines : f->full))
+		grep_edge(g, f);
 	if (!f->count || (content ? f->nlines == 0 : f->full)) {
 		grep_file_free(f);
 		return 0;

@@ -42,6 +42,7 @@ struct grep_file {
 	unsigned long long out;  /* its output lines, kept or not */
 	size_t bytes;            /* of its kept output lines */
 	bool full;               /* keeps no more lines */
+	unsigned long long seq;  /* its place in the stream: ties of path */
 };
 
 struct grep_opts {
@@ -69,8 +70,10 @@ struct grep {
 	struct grep_file *files;
 	size_t nfiles, cap;
 	size_t held_lines, held_bytes;
-	char *edge; /* no file whose path sorts after it can be shown */
+	char *edge; /* no file after it (path, then seq) can be shown */
+	unsigned long long edge_seq;
 	unsigned long long produced; /* output lines found, kept or not */
+	unsigned long long entries;  /* files seen */
 };
 
 /* o is copied; what it points to must outlive g. */
