@@ -141,10 +141,12 @@ static void print_glob(struct app *a, const char *pattern, const struct listing_
 		search_line_out(&line);
 		free(p);
 	}
-	if (more)
-		sbuf_addf(&line, "(%llu more match%s; %s)\n", more, more == 1 ? "" : "es",
-			  shown < (size_t)a->limit ? "the output stops at 4 MiB: narrow the pattern"
-						   : "raise --limit or narrow the pattern");
+	if (more && shown < (size_t)a->limit)
+		sbuf_addf(&line, "(%llu more match%s; the output stops at %zu MiB: narrow the pattern)\n",
+			  more, more == 1 ? "" : "es", SEARCH_SHOWN_MAX >> 20);
+	else if (more)
+		sbuf_addf(&line, "(%llu more match%s; raise --limit or narrow the pattern)\n", more,
+			  more == 1 ? "" : "es");
 	search_line_out(&line);
 	sbuf_free(&line);
 }
@@ -326,12 +328,13 @@ static void print_grep_text(struct app *a, const struct grep *g)
 			shown++;
 		}
 	}
-	if (g->produced > shown) {
-		unsigned long long more = g->produced - shown;
-		sbuf_addf(&line, "(%llu more line%s; %s)\n", more, more == 1 ? "" : "s",
-			  shown < (size_t)a->limit ? "the output stops at 4 MiB: narrow the search"
-						   : "raise --limit or narrow the search");
-	}
+	unsigned long long more = g->produced - shown;
+	if (more && shown < (size_t)a->limit)
+		sbuf_addf(&line, "(%llu more line%s; the output stops at %zu MiB: narrow the search)\n",
+			  more, more == 1 ? "" : "s", SEARCH_SHOWN_MAX >> 20);
+	else if (more)
+		sbuf_addf(&line, "(%llu more line%s; raise --limit or narrow the search)\n", more,
+			  more == 1 ? "" : "s");
 	search_line_out(&line);
 	sbuf_free(&line);
 }
