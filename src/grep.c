@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "tools.h"
 
 static int grep_entry(void *ctx, const char *name, char type, unsigned long long size);
@@ -91,9 +92,12 @@ static char *grep_maybe_text(struct grep *g, const char *s, size_t n)
 	return g->cur.full ? NULL : grep_text(s, n);
 }
 
+/* What an output line counts against max_bytes: its path and text as
+ * JSON writes them, which is at least what text mode prints, so that
+ * the output of both stays within it. */
 static size_t grep_line_bytes(const struct grep_file *f, const char *text)
 {
-	return strlen(f->path) + (text ? strlen(text) : 0) + 1;
+	return f->path_bytes + (text ? json_quoted_len(text, strlen(text)) : 0);
 }
 
 /* An output line of the current file; takes text. */
@@ -301,6 +305,7 @@ static int grep_entry(void *ctx, const char *name, char type, unsigned long long
 	memset(&g->cur, 0, sizeof(g->cur));
 	g->cur.path = g->o.single ? xstrdup(g->o.single) : tool_join(g->o.base, rel);
 	g->cur.seq = g->entries++;
+	g->cur.path_bytes = json_quoted_len(g->cur.path, strlen(g->cur.path));
 	g->cur.full = grep_past_edge(g, &g->cur);
 	return 0;
 }

@@ -40,7 +40,8 @@ struct grep_file {
 	struct grep_line *lines; /* content: the first of its output lines */
 	size_t nlines, cap;
 	unsigned long long out;  /* its output lines, kept or not */
-	size_t bytes;            /* of its kept output lines */
+	size_t path_bytes;       /* its path, as JSON writes it */
+	size_t bytes;            /* of its kept output lines, as JSON writes them */
 	bool full;               /* keeps no more lines */
 	unsigned long long seq;  /* its place in the stream: ties of path */
 };
@@ -51,7 +52,8 @@ struct grep_opts {
 	const struct glob_pat *filter; /* NULL: every file */
 	long before, after;            /* 0 to GREP_CONTEXT_MAX */
 	size_t limit;                  /* output lines kept, at least 1 */
-	size_t max_bytes;              /* and bytes of them (path and text) */
+	size_t max_bytes;              /* and bytes of them: path and text,
+					* as JSON writes them (json_quoted_len) */
 	const char *base;              /* the directory the names are under */
 	const char *single;            /* not NULL: the stream is this file */
 };

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 void listing_init(struct listing *l,
 		  void (*entry)(void *ctx, const char *rel, size_t len, long long mtime), void *ctx)
 {
@@ -343,7 +345,7 @@ static void listing_leave_out(struct listing_newest *t)
 	struct listing_found last = t->v[0];
 	t->v[0] = t->v[--t->n];
 	listing_sift_down(t, 0);
-	t->bytes -= strlen(last.rel) + 1;
+	t->bytes -= json_quoted_len(last.rel, strlen(last.rel));
 	free(t->edge.rel);
 	t->edge = last;
 	t->left_out = true;
@@ -363,7 +365,7 @@ void listing_newest_add(struct listing_newest *t, const char *rel, size_t len, l
 	}
 	f.rel = xstrndup(rel, len);
 	t->v[t->n++] = f;
-	t->bytes += len + 1;
+	t->bytes += json_quoted_len(rel, len);
 	listing_sift_up(t, t->n - 1);
 	while (t->n > t->max || t->bytes > t->max_bytes)
 		listing_leave_out(t);

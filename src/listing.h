@@ -80,7 +80,7 @@ void listing_finish(struct listing *l);
 void listing_free(struct listing *l);
 
 /* The newest names given to it, at most max of them and max_bytes of
- * names (each counted with one byte more, its newline), newest first
+ * names (each counted as JSON writes it, json_quoted_len), newest first
  * and ties by name, the order glob shows them in. Memory is bounded by
  * those two numbers, whatever the number of names. */
 struct listing_found {

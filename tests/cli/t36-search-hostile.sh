@@ -171,13 +171,49 @@ test_expect_success 'grep --output content --limit 5 over 20 MB of matching line
 	peak_below 32768
 '
 
+# A line's text is cut at 8000 bytes; the output stops at 4 MiB counted
+# as JSON writes it, where each of those bytes takes 6 (\ufffd).
 test_expect_success 'grep over 300 lines of 1 MiB of continuation bytes (300 MB): each cut at 8000 bytes, the peak RSS under 32 MiB' '
 	peak_kib_of sb -w "$REF" grep "^f" --path wide --output content >out &&
 	check "exit 0, not $st" test "$st" = 0 &&
-	line_count 300 out &&
-	check "at most 8000 bytes of a line: $(wc -c <out)" test "$(wc -c <out)" -le $((300 * (8000 + 40))) &&
-	grep_file -a "^wide/w.txt:300:f" out &&
+	line_count 88 out &&
+	check "at most 8000 bytes of a line: $(wc -c <out)" test "$(wc -c <out)" -le $((88 * (8000 + 40))) &&
+	grep_file -a "^wide/w.txt:87:f" out &&
+	tail -n 1 out >last &&
+	cmp_text "(213 more lines; the output stops at 4 MiB: narrow the search)" last &&
+	peak_below 32768 &&
+	peak_kib_of sb -w "$REF" --json grep "^f" --path wide --output content >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	check "at most 4 MiB of JSON and its keys: $(wc -c <out)" test "$(wc -c <out)" -le $((4194304 + 88 * 60 + 200)) &&
 	peak_below 32768
+'
+
+test_expect_success 'grep: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '
+	sb -w "$REF" exec -c "x=\$(printf %01999d 0); i=0; while [ \$i -lt 3000 ]; do echo f\$x; i=\$((i + 1)); done >wide/v.txt" &&
+	peak_kib_of sb -w "$REF" grep "^f" --path wide/v.txt --output content --limit 10000 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	peak_below 32768 &&
+	line_count 2083 out &&
+	tail -n 1 out >last &&
+	cmp_text "(918 more lines; the output stops at 4 MiB: narrow the search)" last &&
+	sb -w "$REF" --json grep "^f" --path wide/v.txt --output content --limit 10000 >out &&
+	grep_file "\"total_lines\":3000,\"truncated\":true}" out
+'
+
+test_expect_success 'glob: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '
+	eng exec "$REF" sh -c "i=0; while [ \$i -lt 5000 ]; do printf \"./%01000d\\\\0\" \$i; i=\$((i + 1)); done >/tmp/listing
+		printf \"\\\\0\" >>/tmp/listing
+		i=0; while [ \$i -lt 5000 ]; do printf \"7 ./%01000d\\\\n\" \$i; i=\$((i + 1)); done >>/tmp/listing" &&
+	answer_with "echo OK" "echo OK; cat /tmp/listing; exit 0" &&
+	peak_kib_of sb -w "$REF" glob "*" --limit 10000 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	peak_below 32768 &&
+	line_count 4186 out &&
+	head -n 1 out >first &&
+	cmp_text "$(printf %01000d 0)" first &&
+	tail -n 1 out >last &&
+	cmp_text "(815 more matches; the output stops at 4 MiB: narrow the pattern)" last &&
+	answer_with "nothing to find" ""
 '
 
 test_expect_success '-A, -B, -C up to 100 and --limit up to 10000: beyond, a usage error before anything runs' '

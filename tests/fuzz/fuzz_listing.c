@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "grep.h"
+#include "json.h"
 #include "listing.h"
 #include "tools.h"
 #include "util.h"
@@ -126,6 +127,11 @@ static void parse_listing(const uint8_t *data, size_t size, size_t chunk, size_t
 	free(l);
 }
 
+static size_t quoted(const char *s)
+{
+	return json_quoted_len(s, strlen(s));
+}
+
 static int found_order(const void *x, const void *y)
 {
 	const struct listing_found *a = x, *b = y;
@@ -144,8 +150,8 @@ static void check_newest(struct entries *e, size_t max, size_t max_bytes)
 	if (e->n > 1)
 		qsort(e->all, e->n, sizeof(*e->all), found_order);
 	size_t want = 0, bytes = 0;
-	while (want < e->n && want < max && bytes + strlen(e->all[want].rel) + 1 <= max_bytes)
-		bytes += strlen(e->all[want++].rel) + 1;
+	while (want < e->n && want < max && bytes + quoted(e->all[want].rel) <= max_bytes)
+		bytes += quoted(e->all[want++].rel);
 	CHECK(t.total == e->n);
 	CHECK(t.n == want && t.bytes == bytes);
 	for (size_t i = 0; i < want; i++)
@@ -163,7 +169,7 @@ static void fuzz_listing(const uint8_t *data, size_t size)
 	CHECK(whole.log.len == 0 || (memcmp(whole.log.buf, bytes.log.buf, whole.log.len) == 0 &&
 				     memcmp(whole.log.buf, chunks.log.buf, whole.log.len) == 0));
 	size_t max = size ? (size_t)(data[0] % 8) + 1 : 1;
-	size_t max_bytes = size > 1 ? (size_t)(data[1] % 64) + 1 : 1000;
+	size_t max_bytes = size > 1 ? (size_t)(data[1] % 64) + 2 : 1000;
 	check_newest(&whole, max, max_bytes);
 	entries_free(&whole);
 	entries_free(&bytes);
@@ -235,7 +241,7 @@ static void cut_output(const struct grep *all, const struct grep *bounded)
 		const struct grep_file *f = &all->files[i];
 		size_t n = content ? f->nlines : 1, k = 0;
 		for (; k < n; k++) {
-			size_t b = strlen(f->path) + (content ? strlen(f->lines[k].text) : 0) + 1;
+			size_t b = quoted(f->path) + (content ? quoted(f->lines[k].text) : 0);
 			if (lines == o->limit || bytes + b > o->max_bytes)
 				break;
 			lines++;

@@ -245,8 +245,8 @@ static void test_newest(void)
 			qsort(e, n, sizeof(*e), ent_order);
 		/* What must be kept: the first of the order, while they fit. */
 		size_t want = 0, bytes = 0;
-		while (want < n && want < max && bytes + strlen(e[want].name) + 1 <= max_bytes)
-			bytes += strlen(e[want++].name) + 1;
+		while (want < n && want < max && bytes + strlen(e[want].name) + 2 <= max_bytes)
+			bytes += strlen(e[want++].name) + 2; /* as JSON writes them: quoted */
 		bad = t.total != n || t.n != want;
 		for (size_t i = 0; !bad && i < want; i++)
 			bad = strcmp(t.v[i].rel, e[i].name) != 0 || t.v[i].mtime != e[i].mtime;
