@@ -122,3 +122,27 @@ void json_quote(struct sbuf *out, const char *s, size_t n)
 	}
 	sbuf_addc(out, '"');
 }
+
+size_t json_quoted_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = 2, i = 0;
+	while (i < n) {
+		unsigned char c = p[i];
+		size_t u;
+		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			len += 2;
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			len += 6;
+			i++;
+		} else if ((u = utf8_len(p + i, n - i)) == 0) {
+			len += 6; /* \ufffd */
+			i++;
+		} else {
+			len += u;
+			i += u;
+		}
+	}
+	return len;
+}

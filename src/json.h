@@ -34,5 +34,8 @@ void json_print(const struct json *j, FILE *f);
 
 /* Appends bytes as a JSON string literal, quotes included. */
 void json_quote(struct sbuf *out, const char *s, size_t n);
+/* The number of bytes json_quote writes for s[0..n), quotes included:
+ * 1 for most, 6 for a control byte or one that is not UTF-8. */
+size_t json_quoted_len(const char *s, size_t n);
 
 #endif

@@ -18,6 +18,7 @@ struct param {
 	enum ptype type;
 	bool required;
 	long long min;             /* P_INT; P_STR: 1 for not empty */
+	long long max;             /* P_INT: 0 for the command line's cap */
 	const char *const *choices; /* P_STR: NULL-ended, or NULL for any */
 	const char *desc;
 };
@@ -35,46 +36,46 @@ struct mcp_tool {
 static const char *const output_modes[] = {"files", "content", "count", NULL};
 
 static const struct param exec_params[] = {
-	{"command", P_STR, true, 1, NULL, "Shell text, run with sh -c in the workspace."},
-	{"timeout", P_NUM, false, 0, NULL,
+	{"command", P_STR, true, 1, 0, NULL, "Shell text, run with sh -c in the workspace."},
+	{"timeout", P_NUM, false, 0, 0, NULL,
 	 "Seconds before the command and everything it started are killed (default: the server's)."},
-	{"cwd", P_STR, false, 0, NULL, "Directory to run in; relative to the workspace directory."},
-	{"env", P_ENV, false, 0, NULL, "Environment variables for this command."},
+	{"cwd", P_STR, false, 0, 0, NULL, "Directory to run in; relative to the workspace directory."},
+	{"env", P_ENV, false, 0, 0, NULL, "Environment variables for this command."},
 };
 static const struct param read_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to read; relative to the workspace directory."},
-	{"offset", P_INT, false, 1, NULL, "First line to show, 1-based (default 1)."},
-	{"limit", P_INT, false, 1, NULL, "Most lines to show (default 2000)."},
+	{"path", P_STR, true, 1, 0, NULL, "File to read; relative to the workspace directory."},
+	{"offset", P_INT, false, 1, 0, NULL, "First line to show, 1-based (default 1)."},
+	{"limit", P_INT, false, 1, 0, NULL, "Most lines to show (default 2000)."},
 };
 static const struct param write_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to write; missing directories are created."},
-	{"content", P_STR, true, 0, NULL, "The whole new content of the file."},
+	{"path", P_STR, true, 1, 0, NULL, "File to write; missing directories are created."},
+	{"content", P_STR, true, 0, 0, NULL, "The whole new content of the file."},
 };
 static const struct param edit_params[] = {
-	{"path", P_STR, true, 1, NULL, "File to edit."},
-	{"old_text", P_STR, true, 0, NULL,
+	{"path", P_STR, true, 1, 0, NULL, "File to edit."},
+	{"old_text", P_STR, true, 0, 0, NULL,
 	 "Exact text to replace, whitespace included; it must occur exactly once unless replace_all."},
-	{"new_text", P_STR, true, 0, NULL, "Text to put in its place."},
-	{"replace_all", P_BOOL, false, 0, NULL, "Replace every occurrence (default false)."},
-	{"expect_sha256", P_STR, false, 0, NULL,
+	{"new_text", P_STR, true, 0, 0, NULL, "Text to put in its place."},
+	{"replace_all", P_BOOL, false, 0, 0, NULL, "Replace every occurrence (default false)."},
+	{"expect_sha256", P_STR, false, 0, 0, NULL,
 	 "Refuse the edit unless the file still has this SHA-256 (from read)."},
 };
 static const struct param glob_params[] = {
-	{"pattern", P_STR, true, 1, NULL,
+	{"pattern", P_STR, true, 1, 0, NULL,
 	 "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c)."},
-	{"path", P_STR, false, 1, NULL, "Directory to search (default: the workspace directory)."},
-	{"limit", P_INT, false, 1, NULL, "Most paths to return (default 1000)."},
+	{"path", P_STR, false, 1, 0, NULL, "Directory to search (default: the workspace directory)."},
+	{"limit", P_INT, false, 1, 10000, NULL, "Most paths to return, 1 to 10000 (default 1000)."},
 };
 static const struct param grep_params[] = {
-	{"pattern", P_STR, true, 1, NULL, "POSIX extended regular expression (grep -E)."},
-	{"path", P_STR, false, 1, NULL,
+	{"pattern", P_STR, true, 1, 0, NULL, "POSIX extended regular expression (grep -E)."},
+	{"path", P_STR, false, 1, 0, NULL,
 	 "File or directory to search (default: the workspace directory)."},
-	{"glob", P_STR, false, 0, NULL, "Only files whose name matches this glob (*.c)."},
-	{"output_mode", P_STR, false, 0, output_modes,
+	{"glob", P_STR, false, 0, 0, NULL, "Only files whose name matches this glob (*.c)."},
+	{"output_mode", P_STR, false, 0, 0, output_modes,
 	 "files: matching paths (default); content: path:line:text; count: path:N."},
-	{"case_insensitive", P_BOOL, false, 0, NULL, "Ignore case (default false)."},
-	{"context", P_INT, false, 0, NULL, "Lines of context around each match, with content."},
-	{"limit", P_INT, false, 1, NULL, "Most output lines (default 1000)."},
+	{"case_insensitive", P_BOOL, false, 0, 0, NULL, "Ignore case (default false)."},
+	{"context", P_INT, false, 0, 100, NULL, "Lines of context around each match, with content: 0 to 100."},
+	{"limit", P_INT, false, 1, 10000, NULL, "Most output lines, 1 to 10000 (default 1000)."},
 };
 
 /* A UTF-8 continuation byte: never where a character starts or a cut goes. */
@@ -343,6 +344,8 @@ static const struct mcp_tool tools[] = {
  * lines or results, a number is seconds. None sizes an allocation. */
 static long long param_max(const struct param *p)
 {
+	if (p->max)
+		return p->max;
 	return p->type == P_NUM ? SECONDS_MAX : APP_COUNT_MAX;
 }
 

@@ -255,19 +255,19 @@ test_expect_success 'every number has a maximum, in the schema; a larger one is 
 	<
 	call 3 exec {"command":"true","timeout":864000001}
 	<
-	call 4 grep {"pattern":"x","context":100000001}
+	call 4 grep {"pattern":"x","context":101}
 	<
-	call 5 glob {"pattern":"x","limit":100000001}
+	call 5 glob {"pattern":"x","limit":10001}
 	<
 	STEPS
 	mcp out --image "$IMAGE" --rm <steps &&
 	answer out 2 "all(\"maximum\" in p for t in d[\"result\"][\"tools\"] for p in t[\"inputSchema\"][\"properties\"].values() if p[\"type\"] in (\"integer\", \"number\"))" &&
-	answer out 2 "{(t[\"name\"], k): p[\"maximum\"] for t in d[\"result\"][\"tools\"] for k, p in t[\"inputSchema\"][\"properties\"].items() if \"maximum\" in p} == {(\"exec\", \"timeout\"): 864000000, (\"read\", \"offset\"): 100000000, (\"read\", \"limit\"): 100000000, (\"glob\", \"limit\"): 100000000, (\"grep\", \"context\"): 100000000, (\"grep\", \"limit\"): 100000000}" &&
+	answer out 2 "{(t[\"name\"], k): p[\"maximum\"] for t in d[\"result\"][\"tools\"] for k, p in t[\"inputSchema\"][\"properties\"].items() if \"maximum\" in p} == {(\"exec\", \"timeout\"): 864000000, (\"read\", \"offset\"): 100000000, (\"read\", \"limit\"): 100000000, (\"glob\", \"limit\"): 10000, (\"grep\", \"context\"): 100, (\"grep\", \"limit\"): 10000}" &&
 	answer out 3 "d[\"id\"] == 1 and d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
 	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"message\"] == \"argument offset must be at most 100000000\"" &&
 	answer out 5 "d[\"id\"] == 3 and d[\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
-	answer out 6 "d[\"id\"] == 4 and d[\"error\"][\"message\"] == \"argument context must be at most 100000000\"" &&
-	answer out 7 "d[\"id\"] == 5 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	answer out 6 "d[\"id\"] == 4 and d[\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
+	answer out 7 "d[\"id\"] == 5 and d[\"error\"][\"message\"] == \"argument limit must be at most 10000\"" &&
 	test "$(our_workspaces | wc -l)" = 0
 '
 

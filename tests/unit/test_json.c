@@ -192,6 +192,31 @@ static void test_random(void)
 	is_int(lost, 0, "20000 random byte strings: ASCII bytes are never swallowed");
 }
 
+/* json_quoted_len says how long json_quote's literal is, without it. */
+static void test_quoted_len(void)
+{
+	unsigned long x = 2463534242UL;
+	int bad = 0;
+	for (int round = 0; round < 20000; round++) {
+		unsigned char in[40];
+		size_t n = (size_t)(round % 40);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			static const unsigned char pick[] = {'"', '\\', '\n', '\t', '\r', 0x01, 0x7f, 0x80,
+							     0xc3, 0xa9, 0xe6, 0x97, 0xa5, 0xf0, 0x9f, 'a'};
+			in[i] = x % 2 ? pick[(x >> 3) % sizeof(pick)] : (unsigned char)(x >> 5);
+		}
+		struct sbuf out = {0};
+		json_quote(&out, (const char *)in, n);
+		if (json_quoted_len((const char *)in, n) != out.len)
+			bad++;
+		sbuf_free(&out);
+	}
+	is_int(bad, 0, "json_quoted_len: the length of json_quote's literal, for 20000 random byte strings");
+}
+
 static void test_structure(void)
 {
 	struct json j = {0};
@@ -285,6 +310,7 @@ int main(void)
 	test_escapes();
 	test_utf8();
 	test_random();
+	test_quoted_len();
 	test_structure();
 	return done_testing();
 }

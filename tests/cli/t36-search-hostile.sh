@@ -1,0 +1,240 @@
+#!/bin/bash
+# glob and grep against a hostile workspace: its root replaces /bin/sh
+# with one that rewrites the file tools' scripts before running them, so
+# that the answers are whatever it likes (whatever PATH the scripts set).
+# An answer the script never writes is an error, never a crash; a
+# listing with a long run of spaces is read in linear time; 300 MB of
+# NULs, a file of 20 MB of matching lines, one of 300 lines of 1 MiB
+# each, and output past the 4 MiB it stops at leave sandbox's own peak
+# RSS (VmHWM, measured by tests/peak-rss.c; not on the sanitizer leg)
+# under 32 MiB; -A/-B/-C and --limit have caps, in the CLI and in MCP.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+
+CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
+
+# The hostile sh: in every argument, the text of /tmp/rw-from becomes
+# that of /tmp/rw-to; then the real sh runs.
+FAKE_SH='f=$(cat /tmp/rw-from 2>/dev/null) t=$(cat /tmp/rw-to 2>/dev/null)
+n=$#
+while [ -n "$f" ] && [ "$n" -gt 0 ]; do
+	a=$1; shift; n=$((n - 1))
+	case $a in *"$f"*) a="${a%%"$f"*}$t${a#*"$f"}" ;; esac
+	set -- "$@" "$a"
+done
+exec REAL "$@"'
+
+# Installs it, as root (run by the real sh, before it is replaced).
+PLANT='r=$(readlink -f /bin/sh)
+case $r in */busybox) real="$r sh" ;; *) real=$r ;; esac
+{ echo "#!$real"; sed "s|REAL|$real|"; } >/tmp/fake-sh &&
+chmod 755 /tmp/fake-sh && rm -f /bin/sh && cp /tmp/fake-sh /bin/sh'
+
+# answer_with FROM TO: from now on the scripts say TO where they said
+# FROM (written by dd, which no sh runs).
+answer_with() {
+	printf %s "$1" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-from 2>/dev/null &&
+	printf %s "$2" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-to 2>/dev/null
+}
+
+# The peak RSS of sandbox itself (lib.sh's peak_kib); not on the
+# sanitizer leg.
+need_peak_rss
+
+# peak_kib_of CMD...: runs CMD (its status kept in $st) and puts sandbox's
+# peak RSS in KiB in $peak (empty without PEAK_RSS).
+peak_kib_of() {
+	peak_kib "$TRASH/.peak" "$@"
+	st=$?
+	peak=
+	if test_have_prereq PEAK_RSS; then
+		peak=$(cat "$TRASH/.peak")
+		[ "$peak" -gt 0 ] 2>/dev/null || {
+			echo "error: no peak RSS was written" >&4
+			return 1
+		}
+	fi
+	return 0
+}
+
+# peak_below KIB: the last peak_kib_of stayed under KIB (or was not
+# measured).
+peak_below() {
+	[ -z "$peak" ] && return 0
+	if [ "$peak" -ge "$1" ]; then
+		echo "error: peak RSS $peak KiB, expected under $1 KiB" >&4
+		return 1
+	fi
+	echo "peak RSS: $peak KiB" >&4
+}
+
+mcp() {
+	local out=$1
+	shift
+	"$CLIENT" "$SANDBOX" --engine "$ENGINE" mcp "$@" >"$out" 2>"$out.err"
+}
+
+test_expect_success 'setup: a workspace whose sh rewrites the scripts it runs' '
+	new_ws REF &&
+	sb -w "$REF" exec -c "mkdir -p r && echo foo >r/a.txt" &&
+	printf "%s\n" "$FAKE_SH" | eng exec -i -u 0 "$REF" sh -c "$PLANT" &&
+	answer_with "nothing to find" "" &&
+	sb -w "$REF" grep foo >out &&
+	cmp_text r/a.txt out
+'
+
+test_expect_success 'grep answered as if the workdir were a file: an error, no crash; with --path, the path as given' '
+	answer_with "echo ${SQ}OK D${SQ}" "echo ${SQ}OK F${SQ}" &&
+	expect_status 255 sb -w "$REF" grep foo >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: unexpected answer from the workspace: OK F" err &&
+	expect_status 255 sb -w "$REF" --json grep foo --output content >out 2>err &&
+	must_be_empty err &&
+	cmp_text "{\"error\":{\"kind\":\"workspace\",\"message\":\"unexpected answer from the workspace: OK F\"}}" out &&
+	sb -w "$REF" grep foo --path r >out &&
+	cmp_text r out
+'
+
+test_expect_success PYTHON 'the same through MCP: an error result, and the server goes on' '
+	printf "%s\n" init "call 1 grep {\"pattern\": \"foo\"}" "<" \
+		"> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}" "<" close |
+		mcp out -w "$REF" &&
+	sed -n 2p out >res &&
+	json_check res "d[\"id\"] == 1 and d[\"result\"][\"isError\"] is True and d[\"result\"][\"content\"][0][\"text\"] == \"error: unexpected answer from the workspace: OK F\"" &&
+	sed -n 3p out >res &&
+	json_check res "d == {\"jsonrpc\": \"2.0\", \"id\": 2, \"result\": {}}" &&
+	grep_file "^exit 0$" out
+'
+
+test_expect_success 'glob and grep: any other answer is an error that shows it, escaped and cut' '
+	answer_with "echo OK" "printf \"NOPE\\033[2J%070d\\n\" 0" &&
+	expect_status 255 sb -w "$REF" glob "*" >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: glob: unexpected answer from the workspace: \"NOPE\\033[2J$(printf %052d 0)\"..." err &&
+	answer_with "echo ${SQ}OK D${SQ}" "echo OKAY" &&
+	expect_status 255 sb -w "$REF" grep foo --path r >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: unexpected answer from the workspace: OKAY" err
+'
+
+# The old parser looked at the run of spaces again for each name, and
+# SIGTERM could not stop it (a signal only sets a flag): KILL after 60 s.
+test_expect_success 'glob: 40000 names, then 10 MB of spaces: read in linear time (the old parser took minutes)' '
+	eng exec "$REF" sh -c "i=0; while [ \$i -lt 40000 ]; do printf \"./n%d\\\\0\" \$i; i=\$((i + 1)); done >/tmp/listing
+		printf \"\\\\0\" >>/tmp/listing
+		head -c 10000000 /dev/zero | tr \"\\\\000\" \" \" >>/tmp/listing
+		printf \"\\\\n7 ./n39999\\\\n\" >>/tmp/listing" &&
+	answer_with "echo OK" "echo OK; cat /tmp/listing; exit 0" &&
+	timeout -s KILL 60 "$SANDBOX" --engine "$ENGINE" -w "$REF" glob "n*" >out 2>err &&
+	must_be_empty err &&
+	cmp_text n39999 out
+'
+
+test_expect_success 'glob: 300 MB of NULs as the listing: nothing matches, and the peak RSS stays under 32 MiB' '
+	answer_with "echo OK" "echo OK; head -c 300000000 /dev/zero; exit 0" &&
+	peak_kib_of sb -w "$REF" glob "*" >out 2>err &&
+	check "exit 1, not $st" test "$st" = 1 &&
+	must_be_empty out &&
+	cmp_text "sandbox: glob: no file matches" err &&
+	peak_below 32768
+'
+
+test_expect_success 'setup: the scripts answer as they should again; two big files' '
+	answer_with "nothing to find" "" &&
+	sb -w "$REF" exec -c "mkdir -p wide && yes foo | head -c 20000000 >r/big.txt &&
+		{ printf f; head -c 1048576 /dev/zero | tr \"\\\\000\" \"\\\\200\"; echo; } >/tmp/line &&
+		i=0 && while [ \$i -lt 300 ]; do cat /tmp/line; i=\$((i + 1)); done >wide/w.txt" &&
+	sb -w "$REF" exec -c "wc -c r/big.txt wide/w.txt" >out &&
+	grep_file "20000000 r/big.txt" out &&
+	grep_file "314573400 wide/w.txt" out
+'
+
+test_expect_success 'grep --output content --limit 5 over 20 MB of matching lines: five lines, the peak RSS under 32 MiB' '
+	peak_kib_of sb -w "$REF" grep foo --path r/big.txt --output content --limit 5 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	printf "r/big.txt:%d:foo\n" 1 2 3 4 5 >expect &&
+	echo "(4999995 more lines; raise --limit or narrow the search)" >>expect &&
+	cmp_file expect out &&
+	peak_below 32768 &&
+	peak_kib_of sb -w "$REF" --json grep foo --path r --output content --limit 5 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	grep_file "\"total_lines\":5000001,\"truncated\":true}" out &&
+	peak_below 32768
+'
+
+# A line's text is cut at 8000 bytes; the output stops at 4 MiB counted
+# as JSON writes it, where each of those bytes takes 6 (\ufffd).
+test_expect_success 'grep over 300 lines of 1 MiB of continuation bytes (300 MB): each cut at 8000 bytes, the peak RSS under 32 MiB' '
+	peak_kib_of sb -w "$REF" grep "^f" --path wide --output content >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	line_count 88 out &&
+	check "at most 8000 bytes of a line: $(wc -c <out)" test "$(wc -c <out)" -le $((88 * (8000 + 40))) &&
+	grep_file -a "^wide/w.txt:87:f" out &&
+	tail -n 1 out >last &&
+	cmp_text "(213 more lines; the output stops at 4 MiB: narrow the search)" last &&
+	peak_below 32768 &&
+	peak_kib_of sb -w "$REF" --json grep "^f" --path wide --output content >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	check "at most 4 MiB of JSON and its keys: $(wc -c <out)" test "$(wc -c <out)" -le $((4194304 + 88 * 60 + 200)) &&
+	peak_below 32768
+'
+
+test_expect_success 'grep: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '
+	sb -w "$REF" exec -c "x=\$(printf %01999d 0); i=0; while [ \$i -lt 3000 ]; do echo f\$x; i=\$((i + 1)); done >wide/v.txt" &&
+	peak_kib_of sb -w "$REF" grep "^f" --path wide/v.txt --output content --limit 10000 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	peak_below 32768 &&
+	line_count 2083 out &&
+	tail -n 1 out >last &&
+	cmp_text "(918 more lines; the output stops at 4 MiB: narrow the search)" last &&
+	sb -w "$REF" --json grep "^f" --path wide/v.txt --output content --limit 10000 >out &&
+	grep_file "\"total_lines\":3000,\"truncated\":true}" out
+'
+
+test_expect_success 'glob: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '
+	eng exec "$REF" sh -c "i=0; while [ \$i -lt 5000 ]; do printf \"./%01000d\\\\0\" \$i; i=\$((i + 1)); done >/tmp/listing
+		printf \"\\\\0\" >>/tmp/listing
+		i=0; while [ \$i -lt 5000 ]; do printf \"7 ./%01000d\\\\n\" \$i; i=\$((i + 1)); done >>/tmp/listing" &&
+	answer_with "echo OK" "echo OK; cat /tmp/listing; exit 0" &&
+	peak_kib_of sb -w "$REF" glob "*" --limit 10000 >out &&
+	check "exit 0, not $st" test "$st" = 0 &&
+	peak_below 32768 &&
+	line_count 4186 out &&
+	head -n 1 out >first &&
+	cmp_text "$(printf %01000d 0)" first &&
+	tail -n 1 out >last &&
+	cmp_text "(815 more matches; the output stops at 4 MiB: narrow the pattern)" last &&
+	answer_with "nothing to find" ""
+'
+
+test_expect_success '-A, -B, -C up to 100 and --limit up to 10000: beyond, a usage error before anything runs' '
+	sb -w "$REF" grep foo --path r/a.txt --output content -C 100 --limit 10000 >out &&
+	cmp_text r/a.txt:1:foo out &&
+	for opt in "-A 101" "-B 101" "-C 101" "-C 100000000"; do
+		expect_status 2 sb -w "$REF" grep foo --output content $opt >out 2>err || return 1
+		must_be_empty out || return 1
+		cmp_text "sandbox: grep: ${opt#-? } lines of context is over the maximum, 100" err || return 1
+	done &&
+	expect_status 2 sb -w "$REF" grep foo --limit 10001 >out 2>err &&
+	cmp_text "sandbox: grep: a limit of 10001 is over the maximum, 10000; narrow the search instead" err &&
+	expect_status 2 sb -w "$REF" glob "*" --limit 100000000 >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: glob: a limit of 100000000 is over the maximum, 10000; narrow the search instead" err
+'
+
+test_expect_success PYTHON 'MCP: context 1000000000 and limit 10001 are refused (no 22 GiB ring), and the server goes on' '
+	printf "%s\n" init \
+		"call 1 grep {\"pattern\": \"foo\", \"path\": \"r/a.txt\", \"output_mode\": \"content\", \"context\": 1000000000}" "<" \
+		"call 2 glob {\"pattern\": \"*\", \"limit\": 10001}" "<" \
+		"call 3 grep {\"pattern\": \"foo\", \"path\": \"r/a.txt\", \"output_mode\": \"content\", \"context\": 100}" "<" close |
+		mcp out -w "$REF" &&
+	sed -n 2p out >res &&
+	json_check res "d[\"result\"][\"isError\"] is True and d[\"result\"][\"content\"][0][\"text\"] == \"error: 1000000000 lines of context is over the maximum, 100\"" &&
+	sed -n 3p out >res &&
+	json_check res "d[\"result\"][\"isError\"] is True and d[\"result\"][\"content\"][0][\"text\"] == \"error: a limit of 10001 is over the maximum, 10000; narrow the search instead\"" &&
+	sed -n 4p out >res &&
+	json_check res "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"matches\"] == [{\"path\": \"r/a.txt\", \"line\": 1, \"text\": \"foo\", \"match\": True}]" &&
+	grep_file "^exit 0$" out
+'
+
+test_done
