@@ -32,20 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "config.h"
 #include "err.h"
 #include "trust.h"
 #include "util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 static size_t count_lines(const char *s, size_t n)
 {

@@ -37,19 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "diff.h"
 #include "util.h"
 #include "../unit/patch_apply.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 /* The offset where line n (from 0) starts, or len. */
 static size_t line_start(const char *s, size_t len, long long n)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "grep.h"
 #include "json.h"
 #include "listing.h"
@@ -42,15 +43,7 @@
 #include "util.h"
 #include "../unit/tar_make.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
 
 /* Chunk sizes: a small generator seeded from the input. */
 static uint32_t rng_state;
