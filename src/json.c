@@ -39,8 +39,13 @@ void json_arr_close(struct json *j)
 
 void json_key(struct json *j, const char *key)
 {
+	json_keyn(j, key, strlen(key));
+}
+
+void json_keyn(struct json *j, const char *key, size_t n)
+{
 	comma(j);
-	json_quote(&j->out, key, strlen(key));
+	json_quote(&j->out, key, n);
 	sbuf_addc(&j->out, ':');
 	j->need_comma = false;
 }

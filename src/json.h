@@ -21,6 +21,8 @@ void json_arr_open(struct json *j);
 void json_arr_close(struct json *j);
 /* Starts a member: writes "key": (with a comma when due). */
 void json_key(struct json *j, const char *key);
+/* The same for a key of n bytes (it may hold NUL). */
+void json_keyn(struct json *j, const char *key, size_t n);
 void json_str(struct json *j, const char *s);
 void json_strn(struct json *j, const char *s, size_t n);
 void json_int(struct json *j, long long v);

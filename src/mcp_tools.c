@@ -705,11 +705,7 @@ static void cap_object(struct json *j, const struct jv *v, size_t room)
 	json_obj_open(j);
 	for (size_t i = 0; i < count; i++) {
 		const struct jv_member *m = &v->obj.members[i];
-		if (j->need_comma)
-			sbuf_addc(&j->out, ',');
-		json_quote(&j->out, m->key, m->key_len);
-		sbuf_addc(&j->out, ':');
-		j->need_comma = false;
+		json_keyn(j, m->key, m->key_len);
 		if (cap_marks(v, cut, m->key, m->key_len, "_truncated"))
 			json_bool(j, true);
 		else

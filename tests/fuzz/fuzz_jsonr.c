@@ -309,11 +309,7 @@ static void emit(struct json *j, const struct jv *v)
 		json_obj_open(j);
 		for (size_t i = 0; i < v->obj.count; i++) {
 			const struct jv_member *m = &v->obj.members[i];
-			if (j->need_comma)
-				sbuf_addc(&j->out, ',');
-			json_quote(&j->out, m->key, m->key_len);
-			sbuf_addc(&j->out, ':');
-			j->need_comma = false;
+			json_keyn(j, m->key, m->key_len);
 			emit(j, &m->value);
 		}
 		json_obj_close(j);
