@@ -49,7 +49,7 @@ test_expect_success '-v prints each engine command shell-quoted' '
 	sb -v -w "$REF" exec -- printf "%s\n" "a b" "it${SQ}s" "" >out 2>err &&
 	printf "%s\n" "a b" "it${SQ}s" "" >expect &&
 	cmp_file expect out &&
-	grep_file -F " /workspace ${SQ}${SQ} 0 printf ${SQ}%s" err &&
+	grep_file -F " /workspace ${SQ}${SQ} 0 0 printf ${SQ}%s" err &&
 	grep_file -F "${SQ} ${SQ}a b${SQ} ${SQ}it${SQ}\\${SQ}${SQ}s${SQ} ${SQ}${SQ}" err
 '
 
