@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,25 +234,37 @@ static bool drain(int fd, struct sbuf *sb)
 	return r > 0 || (r < 0 && errno == EINTR);
 }
 
+/* Whether a write to fd can wait on a reader: a pipe, a socket, a
+ * terminal. A file or /dev/null never does. */
+static bool may_block(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) < 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	       isatty(fd);
+}
+
 int spawn_write_out(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
+	bool wait = may_block(fd);
 	while (n) {
 		if (spawn_interrupted)
 			return -1;
-		struct pollfd pfd[2] = {{fd, POLLOUT, 0}, {sig_pipe[0], POLLIN, 0}};
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
+		if (wait) {
+			struct pollfd pfd[2] = {{fd, POLLOUT, 0}, {sig_pipe[0], POLLIN, 0}};
+			if (poll(pfd, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				return -1;
+			}
+			if (pfd[1].revents)
+				spawn_signal_drain();
+			if (!pfd[0].revents)
 				continue;
-			return -1;
 		}
-		if (pfd[1].revents)
-			spawn_signal_drain();
-		if (!pfd[0].revents)
-			continue;
 		/* Writable means room for PIPE_BUF bytes at least: no more, so
 		 * that this write cannot block past a signal. */
-		ssize_t w = write(fd, p, n < PIPE_BUF ? n : PIPE_BUF);
+		ssize_t w = write(fd, p, wait && n > PIPE_BUF ? PIPE_BUF : n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
