@@ -14,8 +14,10 @@
 #include "scripts.h"
 #include "tools.h"
 
-#define EDIT_MAX (64 * 1024 * 1024)  /* bytes of a file edit holds, before and after */
-#define EDIT_NEAR_MAX (8 * 1024 * 1024)
+/* Bytes of a file edit holds, before and after. The file, its new
+ * content and the diff are all in memory at once: at 8 MiB the peak
+ * stays under 32 MiB whatever the workspace's file holds. */
+#define EDIT_MAX (8 * 1024 * 1024)
 #define EDIT_LINES_SHOWN 20
 #define EDIT_DIFF_MAX (1024 * 1024)  /* bytes of diff shown; past them, a summary */
 
@@ -80,8 +82,6 @@ static bool is_space(char c)
  * white space and line endings are ignored, or 0. */
 static long near_miss(const struct sbuf *file, const struct sbuf *old)
 {
-	if (file->len > EDIT_NEAR_MAX)
-		return 0;
 	struct sbuf f = {0}, o = {0};
 	for (size_t i = 0; i < file->len; i++)
 		if (!is_space(file->buf[i]))

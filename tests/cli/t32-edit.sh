@@ -285,7 +285,7 @@ test_expect_success 'edit --all of 4 Mi lines (8 MiB), each changed: written; th
 	peak_kib rss timeout 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" edit big8.txt --old a --new b --all >out 2>err &&
 	must_be_empty err &&
 	cmp_text "(diff omitted: over 1 MiB; from line 1, 4194304 lines became 4194304)" out &&
-	below_kib rss 65536 &&
+	below_kib rss 32768 &&
 	sb -w "$REF" exec -c "sort -u big8.txt; wc -l <big8.txt" >got &&
 	printf "b\n4194304\n" >expect &&
 	cmp_file expect got
@@ -294,7 +294,7 @@ test_expect_success 'edit --all of 4 Mi lines (8 MiB), each changed: written; th
 test_expect_success PYTHON 'edit --all --json of 4 Mi lines: diff empty, diff_omitted says where' '
 	peak_kib rss timeout 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" --json edit big8.txt --old b --new a --all >out &&
 	json_check out "d[\"replacements\"] == 4194304 and d[\"diff\"] == \"\" and d[\"diff_omitted\"] == {\"line\": 1, \"old_lines\": 4194304, \"new_lines\": 4194304}" &&
-	below_kib rss 65536 &&
+	below_kib rss 32768 &&
 	sb -w "$REF" exec -- rm big8.txt
 '
 
@@ -311,13 +311,24 @@ test_expect_success PYTHON 'changes more than 200000 lines apart, both files cou
 	cmp_file got patched
 '
 
-test_expect_success 'a new content over 64 MiB, however many matches make it: refused, the file unchanged' '
+test_expect_success 'a file of 8 MiB and one byte: refused, unchanged, in little memory' '
+	sb -w "$REF" exec -c "yes a | head -n 4194304 >over8.txt && printf b >>over8.txt" &&
+	before=$(fingerprint over8.txt) &&
+	peak_kib rss expect_status 1 "$SANDBOX" --engine "$ENGINE" -w "$REF" edit over8.txt --old b --new c >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: edit: over8.txt: larger than 8 MiB; too large to edit here" err &&
+	below_kib rss 32768 &&
+	check unchanged test "$(fingerprint over8.txt)" = "$before" &&
+	sb -w "$REF" exec -- rm over8.txt
+'
+
+test_expect_success 'a new content over 8 MiB, however many matches make it: refused, the file unchanged' '
 	sb -w "$REF" exec -c "head -c 1048576 /dev/zero | tr \"\\000\" a >many.txt" &&
 	before=$(fingerprint many.txt) &&
 	long=$(printf "%0100d" 0) &&
 	expect_status 1 sb -w "$REF" edit many.txt --old a --new "$long" --all >out 2>err &&
 	must_be_empty out &&
-	cmp_text "sandbox: edit: many.txt: the new content would be larger than 64 MiB (1048576 replacements); too large to edit here" err &&
+	cmp_text "sandbox: edit: many.txt: the new content would be larger than 8 MiB (1048576 replacements); too large to edit here" err &&
 	check unchanged test "$(fingerprint many.txt)" = "$before"
 '
 
