@@ -2,10 +2,11 @@
 # The engine dies under a running command: a second dockerd of this
 # file's own (in a network namespace of its own, so that the machine's
 # daemon and the other tests are untouched) is killed while sandbox exec
-# runs in it; with Podman, the conmons of the workspace are killed.
-# Either way: exit 255 within a bounded time and a message, and then
-# (Podman) the next command works again, or (the daemon gone) fails at
-# once.
+# runs in it, or restarted (TERM, then started again) as an init system
+# does; with Podman, the conmons of the workspace are killed. Either way:
+# exit 255 within a bounded time and a message, and then the next command
+# works again (after a restart, the workspace started), or (the daemon
+# gone) fails at once.
 . "$(dirname "$0")/../lib.sh"
 need_engine
 case $BASE_IMAGE in
@@ -33,6 +34,16 @@ if [ "$ENGINE" = docker ]; then
 		p=$(cat "$D2/docker.pid" 2>/dev/null) && kill -9 "$p" 2>/dev/null
 		wait_until 30 sh -c '! kill -0 "$1" 2>/dev/null' sh "$p"
 		rm -f "$D2/docker.pid"
+	}
+
+	# A restart, as an init system does it: TERM, and the daemon stops its
+	# containers and its containerd before it exits; then it starts again.
+	d2_restart() {
+		local p
+		p=$(cat "$D2/docker.pid") && kill -TERM "$p" &&
+			wait_until 60 sh -c '! kill -0 "$1" 2>/dev/null' sh "$p" &&
+			wait_until 60 sh -c '! pgrep -f -- "$1/exec/containerd" >/dev/null' sh "$D2" &&
+			d2_start
 	}
 
 	# Everything the second daemon left: its containerd and shims (found by
@@ -72,6 +83,23 @@ if [ "$ENGINE" = docker ]; then
 		d2_start &&
 		docker save "$BASE_IMAGE" | docker -H "$SOCK" load >/dev/null &&
 		DREF=$(d2 sb create --image "$BASE_IMAGE")
+	'
+
+	test_expect_success 'the daemon restarted under a running exec: exit 255, the workspace stopped' '
+		{ d2 "$SANDBOX" --engine docker -w "$DREF" exec -- sleep $m >out 2>err & } &&
+		pid=$! &&
+		wait_until 60 sh -c "docker -H \"$SOCK\" exec \"$DREF\" ps | grep -q \"sleep $m\"" &&
+		d2_restart &&
+		expect_status 255 wait_exit 60 "$pid" &&
+		must_be_empty out &&
+		cmp_text "sandbox: exec: the workspace stopped while the command ran" err
+	'
+
+	test_expect_success 'after the restart, the workspace starts and runs commands again' '
+		d2 sb start "$DREF" &&
+		d2 sb -w "$DREF" exec -- echo back >out &&
+		cmp_text back out &&
+		! d2 sb -w "$DREF" exec -c "ps | grep -v grep | grep -q \"sleep $m\""
 	'
 
 	test_expect_success 'the daemon killed under a running exec: exit 255, the workspace stopped' '
