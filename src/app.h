@@ -56,6 +56,8 @@ struct app {
 /* The largest --offset, --limit, -A, -B and -C, and the MCP arguments
  * that stand for them: counts of lines or results, which size nothing. */
 #define APP_COUNT_MAX 100000000L
+/* The largest --limit of glob and grep: the results shown are kept. */
+#define APP_SEARCH_MAX 10000L
 /* The largest mcp --output-limit: a result's memory grows with it (its
  * text and its structuredContent, up to 6 bytes a character in JSON). */
 #define APP_OUTPUT_LIMIT_MAX 1000000L

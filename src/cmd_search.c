@@ -17,8 +17,7 @@
 #include "scripts.h"
 #include "tools.h"
 
-/* The most results --limit may ask for, and the bytes of them shown. */
-#define SEARCH_LIMIT_MAX 10000
+/* The bytes of the results shown (--limit is at most APP_SEARCH_MAX). */
 #define SEARCH_SHOWN_MAX ((size_t)4 << 20)
 
 static const char *base_dir(const struct app *a)
@@ -32,20 +31,6 @@ static int one_pattern(struct app *a, const char **pat, struct err *e)
 		return err_set(e, ERR_USAGE, a->args.n ? "give one pattern (quote it, so that your shell does not expand it)"
 						       : "which pattern?");
 	*pat = a->args.v[0];
-	return 0;
-}
-
-/* The numbers that size what is kept: checked before anything runs.
- * The messages name no option: MCP's arguments have other names. */
-static int search_caps(const struct app *a, struct err *e)
-{
-	if (a->limit > SEARCH_LIMIT_MAX)
-		return err_set(e, ERR_USAGE, "a limit of %ld is over the maximum, %d; narrow the search instead",
-			       a->limit, SEARCH_LIMIT_MAX);
-	long context = a->after > a->before ? a->after : a->before;
-	if (context > GREP_CONTEXT_MAX)
-		return err_set(e, ERR_USAGE, "%ld lines of context is over the maximum, %d", context,
-			       GREP_CONTEXT_MAX);
 	return 0;
 }
 
@@ -154,7 +139,7 @@ static void print_glob(struct app *a, const char *pattern, const struct listing_
 int cmd_glob(struct app *a, struct err *e)
 {
 	const char *pattern = NULL;
-	if (one_pattern(a, &pattern, e) < 0 || search_caps(a, e) < 0)
+	if (one_pattern(a, &pattern, e) < 0)
 		return -1;
 	char msg[200];
 	struct glob_pat *gp = glob_compile(pattern, msg, sizeof(msg));
@@ -416,7 +401,7 @@ int cmd_grep(struct app *a, struct err *e)
 {
 	const char *pattern = NULL;
 	struct grep_args ga;
-	if (one_pattern(a, &pattern, e) < 0 || search_caps(a, e) < 0 ||
+	if (one_pattern(a, &pattern, e) < 0 ||
 	    grep_args_setup(a, &ga, pattern, e) < 0)
 		return -1;
 	char *arg = tool_arg_path(base_dir(a), e);

@@ -325,8 +325,9 @@ struct call {
 	size_t outlen;
 };
 
-static void call_prepare(struct call *c, const struct server *s, const struct mcp_tool *t,
-			 const struct jv *args)
+/* -1 with e set when an argument is refused (c is still to release). */
+static int call_prepare(struct call *c, const struct server *s, const struct mcp_tool *t,
+			const struct jv *args, struct err *e)
 {
 	c->app = *s->base;
 	c->app.cmd = mcp_tool_name(t);
@@ -336,10 +337,10 @@ static void call_prepare(struct call *c, const struct server *s, const struct mc
 	c->app.cfg.env = (struct strvec){0};
 	strvec_push_all(&c->app.cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
 	c->app.ws_name[0] = '\0';
-	mcp_tool_apply(t, &c->app, args);
 	c->out = NULL;
 	c->outlen = 0;
-	c->app.out = open_memstream(&c->out, &c->outlen);
+	c->app.out = NULL;
+	return mcp_tool_apply(t, &c->app, args, e);
 }
 
 static void call_release(struct call *c)
@@ -356,6 +357,7 @@ static int call_run(struct server *s, const struct mcp_tool *t, struct call *c, 
 {
 	s->scan_off = s->in_off;
 	each_line(s, &s->scan_off, early_line); /* pings that came with it */
+	c->app.out = open_memstream(&c->out, &c->outlen);
 	if (!s->eof)
 		exec_watch(0, watch_input, s);
 	int rc = mcp_tool_run(t, &c->app, e);
@@ -388,9 +390,11 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 		mcp_error_result(&res, &e, s->ref);
 	} else {
 		struct call c;
-		call_prepare(&c, s, t, args ? args : &empty);
-		int rc = call_run(s, t, &c, &e);
-		unpin_if_lost(s, &e, rc);
+		int rc = call_prepare(&c, s, t, args ? args : &empty, &e);
+		if (rc == 0) {
+			rc = call_run(s, t, &c, &e);
+			unpin_if_lost(s, &e, rc);
+		}
 		if (rc < 0)
 			mcp_error_result(&res, &e, s->ref);
 		else

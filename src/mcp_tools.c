@@ -8,74 +8,13 @@
 #include <string.h>
 
 #include "json.h"
+#include "opts.h"
 #include "tools.h"
 #include "util.h"
 
-enum ptype { P_STR, P_INT, P_NUM, P_BOOL, P_ENV };
-
-struct param {
-	const char *name;
-	enum ptype type;
-	bool required;
-	long long min;             /* P_INT; P_STR: 1 for not empty */
-	long long max;             /* P_INT: 0 for the command line's cap */
-	const char *const *choices; /* P_STR: NULL-ended, or NULL for any */
-	const char *desc;
-};
-
 struct mcp_tool {
-	const char *name;
-	int (*fn)(struct app *, struct err *);
-	const char *desc;
-	const struct param *params;
-	size_t nparams;
-	void (*apply)(struct app *call, const struct jv *args);
+	enum cmd_id id;
 	void (*text)(struct sbuf *out, const struct jv *res, const struct app *call);
-};
-
-static const char *const output_modes[] = {"files", "content", "count", NULL};
-
-static const struct param exec_params[] = {
-	{"command", P_STR, true, 1, 0, NULL, "Shell text, run with sh -c in the workspace."},
-	{"timeout", P_NUM, false, 0, 0, NULL,
-	 "Seconds before the command and everything it started are killed (default: the server's)."},
-	{"cwd", P_STR, false, 0, 0, NULL, "Directory to run in; relative to the workspace directory."},
-	{"env", P_ENV, false, 0, 0, NULL, "Environment variables for this command."},
-};
-static const struct param read_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to read; relative to the workspace directory."},
-	{"offset", P_INT, false, 1, 0, NULL, "First line to show, 1-based (default 1)."},
-	{"limit", P_INT, false, 1, 0, NULL, "Most lines to show (default 2000)."},
-};
-static const struct param write_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to write; missing directories are created."},
-	{"content", P_STR, true, 0, 0, NULL, "The whole new content of the file."},
-};
-static const struct param edit_params[] = {
-	{"path", P_STR, true, 1, 0, NULL, "File to edit."},
-	{"old_text", P_STR, true, 0, 0, NULL,
-	 "Exact text to replace, whitespace included; it must occur exactly once unless replace_all."},
-	{"new_text", P_STR, true, 0, 0, NULL, "Text to put in its place."},
-	{"replace_all", P_BOOL, false, 0, 0, NULL, "Replace every occurrence (default false)."},
-	{"expect_sha256", P_STR, false, 0, 0, NULL,
-	 "Refuse the edit unless the file still has this SHA-256 (from read)."},
-};
-static const struct param glob_params[] = {
-	{"pattern", P_STR, true, 1, 0, NULL,
-	 "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c)."},
-	{"path", P_STR, false, 1, 0, NULL, "Directory to search (default: the workspace directory)."},
-	{"limit", P_INT, false, 1, 10000, NULL, "Most paths to return, 1 to 10000 (default 1000)."},
-};
-static const struct param grep_params[] = {
-	{"pattern", P_STR, true, 1, 0, NULL, "POSIX extended regular expression (grep -E)."},
-	{"path", P_STR, false, 1, 0, NULL,
-	 "File or directory to search (default: the workspace directory)."},
-	{"glob", P_STR, false, 0, 0, NULL, "Only files whose name matches this glob (*.c)."},
-	{"output_mode", P_STR, false, 0, 0, output_modes,
-	 "files: matching paths (default); content: path:line:text; count: path:N."},
-	{"case_insensitive", P_BOOL, false, 0, 0, NULL, "Ignore case (default false)."},
-	{"context", P_INT, false, 0, 100, NULL, "Lines of context around each match, with content: 0 to 100."},
-	{"limit", P_INT, false, 1, 10000, NULL, "Most output lines, 1 to 10000 (default 1000)."},
 };
 
 /* A UTF-8 continuation byte: never where a character starts or a cut goes. */
@@ -229,279 +168,25 @@ static void text_grep(struct sbuf *out, const struct jv *res, const struct app *
 	text_matches(out, res, "no match", true);
 }
 
-/* An integer argument, already checked against its minimum and maximum. */
-static long arg_long(const struct jv *args, const char *name, long dflt)
-{
-	long long v;
-	return jv_int(jv_get(args, name), &v) ? (long)v : dflt;
-}
-
-static bool arg_bool(const struct jv *args, const char *name)
-{
-	bool v = false;
-	jv_bool(jv_get(args, name), &v);
-	return v;
-}
-
-/* Each tool's arguments as the CLI's options of its command. */
-
-static void apply_exec(struct app *call, const struct jv *args)
-{
-	call->shell = jv_str(jv_get(args, "command"));
-	call->cwd = jv_str(jv_get(args, "cwd"));
-	jv_double(jv_get(args, "timeout"), &call->cfg.timeout);
-	const struct jv *env = jv_get(args, "env");
-	for (size_t i = 0; i < jv_count(env); i++)
-		cfg_set_env(&call->cfg, env->obj.members[i].key, jv_str(&env->obj.members[i].value),
-			    NULL);
-}
-
-static void apply_read(struct app *call, const struct jv *args)
-{
-	strvec_push(&call->args, jv_str(jv_get(args, "path")));
-	call->offset = arg_long(args, "offset", 1);
-	call->limit = arg_long(args, "limit", 2000);
-}
-
-static void apply_write(struct app *call, const struct jv *args)
-{
-	strvec_push(&call->args, jv_str(jv_get(args, "path")));
-	call->content = jv_str(jv_get(args, "content"));
-}
-
-static void apply_edit(struct app *call, const struct jv *args)
-{
-	size_t n;
-	strvec_push(&call->args, jv_str(jv_get(args, "path")));
-	const char *s = jv_strn(jv_get(args, "old_text"), &n);
-	sbuf_add(&call->old_text, s, n);
-	s = jv_strn(jv_get(args, "new_text"), &n);
-	sbuf_add(&call->new_text, s, n);
-	call->old_set = call->new_set = true;
-	call->all = arg_bool(args, "replace_all");
-	call->expect_sha = jv_str(jv_get(args, "expect_sha256"));
-}
-
-static void apply_glob(struct app *call, const struct jv *args)
-{
-	strvec_push(&call->args, jv_str(jv_get(args, "pattern")));
-	call->path = jv_str(jv_get(args, "path"));
-	call->limit = arg_long(args, "limit", 1000);
-}
-
-static void apply_grep(struct app *call, const struct jv *args)
-{
-	apply_glob(call, args);
-	call->glob = jv_str(jv_get(args, "glob"));
-	call->output = jv_str(jv_get(args, "output_mode"));
-	call->icase = arg_bool(args, "case_insensitive");
-	call->after = call->before = arg_long(args, "context", 0);
-}
-
-#define TOOL(n, fn, desc, text) \
-	{#n, fn, desc, n##_params, ARRAY_LEN(n##_params), apply_##n, text}
-
 static const struct mcp_tool tools[] = {
-	TOOL(exec, cmd_exec,
-	     "Run shell text (sh -c) in the sandbox container's workspace directory and return "
-	     "its stdout, stderr and exit code. The command is killed, with everything it started, "
-	     "after its timeout (see the timeout argument). Long output keeps its head and tail. There is "
-	     "no network unless the sandbox was started with one. Use the read, write, edit, glob "
-	     "and grep tools for files rather than cat, sed or find.",
-	     text_exec),
-	TOOL(read, cmd_read,
-	     "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
-	     "(1-based) for at most limit lines (default 2000); longer lines are cut at 2000 "
-	     "characters. When lines remain, the result says so: call again with the offset it "
-	     "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
-	     "edit's expect_sha256.",
-	     text_read),
-	TOOL(write, cmd_write,
-	     "Create or replace a file in the workspace with the given content, atomically; "
-	     "missing directories are created, an existing file keeps its mode. Prefer edit for "
-	     "changing part of a file.",
-	     text_write),
-	TOOL(edit, cmd_edit,
-	     "Replace old_text with new_text in a file. old_text must match exactly (whitespace "
-	     "and indentation included) and occur exactly once; when it occurs several times the "
-	     "error gives their lines: add surrounding text to make it unique, or set "
-	     "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
-	     text_edit),
-	TOOL(glob, cmd_glob,
-	     "Find files by name pattern under path (default: the workspace directory): * and ? "
-	     "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
-	     "first, at most limit (default 1000); .git is skipped.",
-	     text_glob),
-	TOOL(grep, cmd_grep,
-	     "Search file contents with a POSIX extended regular expression, recursively from "
-	     "path (default: the workspace directory). output_mode files (default) lists matching "
-	     "files, content gives path:line:text (with context lines around), count gives "
-	     "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
-	     text_grep),
+	{C_EXEC, text_exec}, {C_READ, text_read}, {C_WRITE, text_write},
+	{C_EDIT, text_edit}, {C_GLOB, text_glob}, {C_GREP, text_grep},
 };
 
-/* The most a number may be, as on the command line: an integer counts
- * lines or results, a number is seconds. None sizes an allocation. */
-static long long param_max(const struct param *p)
+static const struct command *tool_cmd(const struct mcp_tool *t)
 {
-	if (p->max)
-		return p->max;
-	return p->type == P_NUM ? SECONDS_MAX : APP_COUNT_MAX;
-}
-
-static const char *ptype_name(enum ptype t)
-{
-	static const char *const names[] = {"string", "integer", "number", "boolean", "object"};
-	return names[t];
-}
-
-static void schema(struct json *j, const struct mcp_tool *t, double timeout)
-{
-	json_obj_open(j);
-	json_key(j, "type");
-	json_str(j, "object");
-	json_key(j, "properties");
-	json_obj_open(j);
-	for (size_t i = 0; i < t->nparams; i++) {
-		const struct param *p = &t->params[i];
-		json_key(j, p->name);
-		json_obj_open(j);
-		json_key(j, "type");
-		json_str(j, ptype_name(p->type));
-		json_key(j, "description");
-		json_str(j, p->desc);
-		if (p->type == P_INT) {
-			json_key(j, "minimum");
-			json_int(j, p->min);
-			json_key(j, "maximum");
-			json_int(j, param_max(p));
-		} else if (p->type == P_NUM) {
-			json_key(j, "exclusiveMinimum");
-			json_int(j, 0);
-			json_key(j, "maximum");
-			json_int(j, param_max(p));
-			json_key(j, "default");
-			json_double(j, timeout);
-		} else if (p->type == P_ENV) {
-			json_key(j, "additionalProperties");
-			json_obj_open(j);
-			json_key(j, "type");
-			json_str(j, "string");
-			json_obj_close(j);
-		}
-		if (p->choices) {
-			json_key(j, "enum");
-			json_arr_open(j);
-			for (const char *const *c = p->choices; *c; c++)
-				json_str(j, *c);
-			json_arr_close(j);
-		}
-		json_obj_close(j);
-	}
-	json_obj_close(j);
-	json_key(j, "required");
-	json_arr_open(j);
-	for (size_t i = 0; i < t->nparams; i++)
-		if (t->params[i].required)
-			json_str(j, t->params[i].name);
-	json_arr_close(j);
-	json_key(j, "additionalProperties");
-	json_bool(j, false);
-	json_obj_close(j);
-}
-
-static const struct param *find_param(const struct mcp_tool *t, const char *name)
-{
-	for (size_t i = 0; i < t->nparams; i++)
-		if (strcmp(t->params[i].name, name) == 0)
-			return &t->params[i];
-	return NULL;
-}
-
-static bool in_choices(const char *const *choices, const char *s)
-{
-	for (; *choices; choices++)
-		if (strcmp(*choices, s) == 0)
-			return true;
-	return false;
-}
-
-/* Checks one argument against its parameter; a message in e if not. */
-static int check_arg(const struct param *p, const struct jv *v, struct err *e)
-{
-	long long i;
-	double d;
-	switch (p->type) {
-	case P_STR:
-		if (!jv_is(v, JV_STRING))
-			break;
-		if (!jv_str(v))
-			return err_set(e, ERR_USAGE, "argument %s holds a NUL character", p->name);
-		if (p->min && !*jv_str(v))
-			return err_set(e, ERR_USAGE, "argument %s is empty", p->name);
-		if (p->choices && !in_choices(p->choices, jv_str(v)))
-			return err_set(e, ERR_USAGE, "argument %s: '%s' is not one of its values (see the schema)",
-				       p->name, jv_str(v));
-		return 0;
-	case P_INT:
-		if (!jv_int(v, &i))
-			break;
-		if (i < p->min)
-			return err_set(e, ERR_USAGE, "argument %s must be at least %lld", p->name, p->min);
-		if (i > param_max(p))
-			return err_set(e, ERR_USAGE, "argument %s must be at most %lld", p->name, param_max(p));
-		return 0;
-	case P_NUM:
-		if (!jv_double(v, &d))
-			break;
-		if (!(d > 0))
-			return err_set(e, ERR_USAGE, "argument %s must be a number of seconds above 0", p->name);
-		if (d > (double)param_max(p))
-			return err_set(e, ERR_USAGE, "argument %s must be at most %lld seconds", p->name,
-				       param_max(p));
-		return 0;
-	case P_BOOL:
-		if (!jv_is(v, JV_BOOL))
-			break;
-		return 0;
-	case P_ENV:
-		if (!jv_is(v, JV_OBJECT))
-			break;
-		for (size_t k = 0; k < v->obj.count; k++) {
-			const struct jv_member *m = &v->obj.members[k];
-			if (!jv_str(&m->value))
-				return err_set(e, ERR_USAGE, "argument %s: the value of %s must be a string without NUL",
-					       p->name, m->key);
-			if (!cfg_valid_env_name(m->key, m->key_len))
-				return err_set(e, ERR_USAGE, "argument %s: '%s' is not a variable name", p->name, m->key);
-		}
-		return 0;
-	}
-	return err_set(e, ERR_USAGE, "argument %s must be %s %s", p->name,
-		       p->type == P_INT ? "an" : "a", ptype_name(p->type));
+	return cmd_find(cmd_name(t->id));
 }
 
 int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *e)
 {
-	if (!jv_is(args, JV_OBJECT))
-		return err_set(e, ERR_USAGE, "arguments must be an object");
-	for (size_t i = 0; i < args->obj.count; i++) {
-		const struct jv_member *m = &args->obj.members[i];
-		const struct param *p = strlen(m->key) == m->key_len ? find_param(t, m->key) : NULL;
-		if (!p)
-			return err_set(e, ERR_USAGE, "tool %s has no argument '%s'", t->name, m->key);
-		if (check_arg(p, &m->value, e) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < t->nparams; i++)
-		if (t->params[i].required && !jv_get(args, t->params[i].name))
-			return err_set(e, ERR_USAGE, "tool %s needs the argument %s", t->name, t->params[i].name);
-	return 0;
+	return opts_tool_check(tool_cmd(t), args, e);
 }
 
-void mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args)
+int mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args,
+		   struct err *e)
 {
-	t->apply(call, args);
+	return opts_tool_apply(tool_cmd(t), call, args, e);
 }
 
 /* Keeps the first and last limit/2 characters of text, and says how many
@@ -814,7 +499,7 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 	jv_int(jv_get(v, "exit_code"), &status);
 	jv_bool(jv_get(v, "timed_out"), &timed_out);
 	/* No match is an answer, not a failure; a command's failure is. */
-	bool is_error = t->fn == cmd_exec && (status != 0 || timed_out);
+	bool is_error = t->id == C_EXEC && (status != 0 || timed_out);
 	struct json capped = {0};
 	if (v) {
 		cap_value(&capped, v, (size_t)call->output_limit);
@@ -830,33 +515,22 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 const struct mcp_tool *mcp_tool_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(tools); i++)
-		if (strcmp(tools[i].name, name) == 0)
+		if (strcmp(cmd_name(tools[i].id), name) == 0)
 			return &tools[i];
 	return NULL;
 }
 
 const char *mcp_tool_name(const struct mcp_tool *t)
 {
-	return t->name;
+	return cmd_name(t->id);
 }
 
 int mcp_tool_run(const struct mcp_tool *t, struct app *call, struct err *e)
 {
-	return t->fn(call, e);
+	return tool_cmd(t)->fn(call, e);
 }
 
 void mcp_tools_list(struct json *j, double timeout)
 {
-	json_arr_open(j);
-	for (size_t i = 0; i < ARRAY_LEN(tools); i++) {
-		json_obj_open(j);
-		json_key(j, "name");
-		json_str(j, tools[i].name);
-		json_key(j, "description");
-		json_str(j, tools[i].desc);
-		json_key(j, "inputSchema");
-		schema(j, &tools[i], timeout);
-		json_obj_close(j);
-	}
-	json_arr_close(j);
+	opts_tools_list(j, timeout);
 }

@@ -1,9 +1,9 @@
-/* mcp_tools.h: the six tools as an MCP client sees them: one table gives
- * each its description for the model and its arguments, from which come
- * the JSON Schemas of tools/list, the check of a call's arguments, and the
- * options they set on the call (the CLI's own). A call's result is made
- * from the JSON object the CLI prints: that object as structuredContent,
- * and a text for the model, capped. */
+/* mcp_tools.h: the six tools as an MCP client sees them. Their
+ * descriptions and arguments are rows of opts.c's tables (the JSON
+ * Schemas of tools/list, the check of a call's arguments, the options
+ * they set on the call). A call's result is made from the JSON object the
+ * CLI prints: that object as structuredContent, and a text for the
+ * model, capped. */
 #ifndef SANDBOX_MCP_TOOLS_H
 #define SANDBOX_MCP_TOOLS_H
 
@@ -27,8 +27,10 @@ void mcp_tools_list(struct json *j, double timeout);
 /* Checks a call's arguments against the tool's: types, limits, required,
  * nothing unknown. A message in e (to answer with -32602) if not. */
 int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *e);
-/* Sets call's options from checked arguments, as the CLI's would be. */
-void mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args);
+/* Sets call's options from checked arguments, as the CLI's would be;
+ * -1 with e set for a value the command line refuses too. */
+int mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args,
+		   struct err *e);
 /* Runs the tool's command (in JSON mode, into call->out). */
 int mcp_tool_run(const struct mcp_tool *t, struct app *call, struct err *e);
 

@@ -65,12 +65,24 @@ test_expect_success '--config wins over SANDBOX_CONFIG' '
 	cmp_text /other out
 '
 
-test_expect_success '-c FILE before the command is the config; after exec it is shell text' '
-	R6=$(sb -c proj/sandbox.ini create) &&
+test_expect_success '-c is only shell text: as a config file it is refused, and says to use --config' '
+	for at in before after; do
+		if [ $at = before ]; then
+			expect_status 2 sb -c proj/sandbox.ini create >out 2>err
+		else
+			expect_status 2 sb create -c proj/sandbox.ini >out 2>err
+		fi &&
+		must_be_empty out &&
+		grep_file "^sandbox: .*-c is the shell text of exec and run; for a config file, use --config FILE$" err ||
+		return 1
+	done &&
+	R6=$(sb --config proj/sandbox.ini create) &&
 	sb -w "$R6" exec -- pwd >out &&
 	cmp_text /project out &&
 	sb -w "$R6" exec -c "echo shell" >out &&
-	cmp_text shell out
+	cmp_text shell out &&
+	sb -w "$R6" exec --command "echo long" >out &&
+	cmp_text long out
 '
 
 test_expect_success 'exec without a workspace creates one from the config' '

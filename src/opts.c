@@ -1,0 +1,695 @@
+/* opts.c: see opts.h. */
+#include "opts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "config.h"
+#include "grep.h"
+#include "util.h"
+
+static const struct command commands[] = {
+	{C_CREATE, "create", cmd_create, "create [options] [-- ENGINE_RUN_ARGS...]",
+	 "Create a workspace and print its ref.\n", NULL, false, false},
+	{C_EXEC, "exec", cmd_exec, "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
+	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
+	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
+	 "sandbox itself failed.\n",
+	 "Run shell text (sh -c) in the sandbox container's workspace directory and return "
+	 "its stdout, stderr and exit code. The command is killed, with everything it started, "
+	 "after its timeout (see the timeout argument). Long output keeps its head and tail. There is "
+	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
+	 "and grep tools for files rather than cat, sed or find.",
+	 true, false},
+	{C_RUN, "run", cmd_run, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
+	 "Create a workspace, run one command in it, remove it whatever happens.\n", NULL,
+	 true, false},
+	{C_START, "start", cmd_start, "start [REF]", "Start a stopped workspace.\n", NULL, false, false},
+	{C_STOP, "stop", cmd_stop, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false},
+	{C_DESTROY, "destroy", cmd_destroy, "destroy REF... | destroy --all",
+	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
+	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false},
+	{C_LIST, "list", cmd_list, "list", "List the workspaces: ref, state, image, age.\n", NULL,
+	 false, false},
+	{C_PRUNE, "prune", cmd_prune, "prune [--older-than DURATION] [--stopped]",
+	 "Remove workspaces in bulk.\n", NULL, false, false},
+	{C_READ, "read", cmd_read, "read PATH [--offset N] [--limit N] [--raw]",
+	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
+	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
+	 "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
+	 "(1-based) for at most limit lines (default 2000); longer lines are cut at 2000 "
+	 "characters. When lines remain, the result says so: call again with the offset it "
+	 "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
+	 "edit's expect_sha256.",
+	 false, false},
+	{C_WRITE, "write", cmd_write, "write PATH [--content TEXT]",
+	 "Write a file of the workspace atomically, from --content or from stdin\n"
+	 "(any bytes, any size); missing directories are created, an existing\n"
+	 "file keeps its mode and owner.\n",
+	 "Create or replace a file in the workspace with the given content, atomically; "
+	 "missing directories are created, an existing file keeps its mode. Prefer edit for "
+	 "changing part of a file.",
+	 false, false},
+	{C_EDIT, "edit", cmd_edit,
+	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
+	 "Replace the exact old text with the new one and print the diff. The old\n"
+	 "text must occur once, unless --all.\n",
+	 "Replace old_text with new_text in a file. old_text must match exactly (whitespace "
+	 "and indentation included) and occur exactly once; when it occurs several times the "
+	 "error gives their lines: add surrounding text to make it unique, or set "
+	 "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
+	 false, false},
+	{C_GLOB, "glob", cmd_glob, "glob PATTERN [--path DIR] [--limit N]",
+	 "List the files under --path that match PATTERN, newest first: * and ?\n"
+	 "within a name, [...], {a,b}, ** for any depth. Exit 1 when none matches.\n",
+	 "Find files by name pattern under path (default: the workspace directory): * and ? "
+	 "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
+	 "first, at most limit (default 1000); .git is skipped.",
+	 false, false},
+	{C_GREP, "grep", cmd_grep,
+	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
+	 "Search the files under --path (a file or a directory) for an extended\n"
+	 "regular expression. Binary files and .git are skipped; output is sorted\n"
+	 "by path. Exit 1 when nothing matches.\n",
+	 "Search file contents with a POSIX extended regular expression, recursively from "
+	 "path (default: the workspace directory). output_mode files (default) lists matching "
+	 "files, content gives path:line:text (with context lines around), count gives "
+	 "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
+	 false, false},
+	{C_MCP, "mcp", cmd_mcp,
+	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
+	 "Serve the six tools (exec, read, write, edit, glob, grep) to an agent as a\n"
+	 "Model Context Protocol server: JSON-RPC on stdin and stdout, logs on\n"
+	 "stderr. The workspace is -w REF, or one created on the first call from\n"
+	 "the config and the create options; its ref goes to stderr. At the end of\n"
+	 "input the server exits and keeps the workspace, unless --rm.\n", NULL, false, false},
+	{C_TRUST, "trust", cmd_trust, "trust [--revoke] [FILE]",
+	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
+	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
+	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
+	 "workspace with the directory mounted can write it; read it first. A file\n"
+	 "named with --config or SANDBOX_CONFIG needs no trust.\n", NULL, false, true},
+	{C_HELP, "help", NULL, "help [COMMAND]", "Show help.\n", NULL, false, false},
+};
+
+#define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP))
+#define C_CMDS (CMD(C_EXEC) | CMD(C_RUN))
+#define C_SEARCH (CMD(C_GLOB) | CMD(C_GREP))
+
+static const char *const output_modes[] = {"files", "content", "count", NULL};
+
+static const struct opt opts[] = {
+	/* Global: every command takes them, before or after its name. */
+	{O_WS, "workspace", 'w', NULL, CMD_ALL, 0, OT_TEXT, .metavar = "REF",
+	 .help = "the workspace (default: $SANDBOX_WORKSPACE)"},
+	{O_KEY, "engine", 0, NULL, CMD_ALL, 0, OT_TEXT, .key = "engine", .metavar = "ENGINE",
+	 .help = "docker, podman or a path (default docker)"},
+	{O_JSON, "json", 0, NULL, CMD_ALL, 0, OT_FLAG, .help = "print one JSON object on stdout"},
+	{O_CONFIG, "config", 0, NULL, CMD_ALL, 0, OT_TEXT, .metavar = "FILE",
+	 .help = "the project's config file (default: $SANDBOX_CONFIG,\n"
+		 "else ./sandbox.ini once trusted: 'sandbox help trust');\n"
+		 "~/.config/sandbox/sandbox.ini is read before it"},
+	{O_VERBOSE, "verbose", 'v', NULL, CMD_ALL, 0, OT_FLAG,
+	 .help = "print each engine command before it runs"},
+	{O_HELP, "help", 'h', NULL, CMD_ALL, 0, OT_FLAG, .help = "print this help"},
+	{O_VERSION, "version", 0, NULL, CMD_ALL, 0, OT_FLAG, .help = "print the version"},
+
+	/* A new workspace: config keys. */
+	{O_KEY, "image", 0, NULL, C_NEW, 0, OT_TEXT, .key = "image", .metavar = "IMG",
+	 .help = "image of the new workspace"},
+	{O_KEY, "workdir", 0, NULL, C_NEW, 0, OT_TEXT, .key = "workdir", .metavar = "DIR",
+	 .help = "where commands start (default /workspace; created)"},
+	{O_KEY, "network", 0, NULL, C_NEW, 0, OT_TEXT, .key = "network",
+	 .metavar = "none|bridge|NAME", .help = "network (default none)"},
+	{O_KEY, "mount", 0, NULL, C_NEW, 0, OT_TEXT, .key = "mount", .metavar = "HOST[:CTR[:ro]]",
+	 .help = "bind mount (CTR defaults to the workdir)"},
+	{O_KEY, "memory", 0, NULL, C_NEW, 0, OT_TEXT, .key = "memory", .metavar = "SIZE",
+	 .help = "memory limit (as docker run --memory)"},
+	{O_KEY, "cpus", 0, NULL, C_NEW, 0, OT_TEXT, .key = "cpus", .metavar = "N",
+	 .help = "CPUs (as docker run --cpus)"},
+	{O_KEY, "pids-limit", 0, NULL, C_NEW, 0, OT_TEXT, .key = "pids_limit", .metavar = "N",
+	 .help = "processes at most (default 2048; -1: none)"},
+	{O_KEY, "user", 0, NULL, C_NEW, 0, OT_TEXT, .key = "user", .metavar = "USER",
+	 .help = "user commands run as"},
+	{O_KEY, "setup", 0, NULL, C_NEW, 0, OT_TEXT, .key = "setup", .metavar = "CMD",
+	 .help = "run once after creation; failure removes it"},
+	{O_KEY, "name", 0, NULL, C_NEW, 0, OT_TEXT, .key = "name", .metavar = "NAME",
+	 .help = "the new workspace's name"},
+	{O_KEY, "env", 'e', "env", C_NEW | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
+	 .metavar = "K=V", .help = "an environment variable (repeatable)",
+	 .desc = "Environment variables for this command."},
+
+	/* Commands in a workspace. */
+	{O_SHELL, "command", 'c', "command", C_CMDS, CMD(C_EXEC), OT_TEXT, 1, 0, .metavar = "TEXT",
+	 .help = "shell text, run with sh -c", .desc = "Shell text, run with sh -c in the workspace.",
+	 .required = true},
+	{O_KEY, "timeout", 0, "timeout", C_CMDS, CMD(C_EXEC), OT_SECONDS, .key = "timeout",
+	 .metavar = "SECONDS", .help = "kill the command in the workspace after this",
+	 .desc = "Seconds before the command and everything it started are killed (default: the server's)."},
+	{O_CWD, "cwd", 0, "cwd", C_CMDS, CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
+	 .help = "directory to run in (relative: under the workdir)",
+	 .desc = "Directory to run in; relative to the workspace directory."},
+	{O_INTERACTIVE, "interactive", 'i', NULL, C_CMDS, 0, OT_FLAG,
+	 .help = "forward stdin to the command"},
+	{O_KEY, "max-output", 0, NULL, C_CMDS, 0, OT_TEXT, .key = "max_output", .metavar = "BYTES",
+	 .help = "with --json, bytes kept per stream (default 1 MiB)"},
+
+	{O_ALL, "all", 0, NULL, CMD(C_DESTROY), 0, OT_FLAG, .help = "every workspace"},
+	{O_OLDER, "older-than", 0, NULL, CMD(C_PRUNE), 0, OT_TEXT, .metavar = "DURATION",
+	 .help = "only those older than this: 90s, 15m, 2h, 7d"},
+	{O_STOPPED, "stopped", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG, .help = "only stopped ones"},
+
+	/* The file tools. */
+	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",
+	 .desc = "File to read; relative to the workspace directory.", .required = true},
+	{O_OFFSET, "offset", 0, "offset", CMD(C_READ), CMD(C_READ), OT_COUNT, 1, APP_COUNT_MAX, 1,
+	 .metavar = "N", .help = "the first line to show",
+	 .desc = "First line to show, 1-based (default 1)."},
+	{O_LIMIT, "limit", 0, "limit", CMD(C_READ), CMD(C_READ), OT_COUNT, 1, APP_COUNT_MAX, 2000,
+	 .metavar = "N", .help = "lines to show at most", .desc = "Most lines to show (default 2000)."},
+	{O_RAW, "raw", 0, NULL, CMD(C_READ), 0, OT_FLAG,
+	 .help = "write the file's exact bytes, a binary one too"},
+
+	{O_ARG, NULL, 0, "path", CMD(C_WRITE), CMD(C_WRITE), OT_TEXT, 1, 0, .metavar = "PATH",
+	 .desc = "File to write; missing directories are created.", .required = true},
+	{O_CONTENT, "content", 0, "content", CMD(C_WRITE), CMD(C_WRITE), OT_TEXT, .metavar = "TEXT",
+	 .help = "the new content (default: standard input)",
+	 .desc = "The whole new content of the file.", .required = true},
+
+	{O_ARG, NULL, 0, "path", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, 1, 0, .metavar = "PATH",
+	 .desc = "File to edit.", .required = true},
+	{O_OLD, "old", 0, "old_text", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, .metavar = "TEXT",
+	 .help = "the exact text to replace",
+	 .desc = "Exact text to replace, whitespace included; it must occur exactly once unless replace_all.",
+	 .required = true},
+	{O_NEW, "new", 0, "new_text", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, .metavar = "TEXT",
+	 .help = "the text to put in its place", .desc = "Text to put in its place.",
+	 .required = true},
+	{O_OLD_FILE, "old-file", 0, NULL, CMD(C_EDIT), 0, OT_TEXT, .metavar = "F",
+	 .help = "the old text, from a local file"},
+	{O_NEW_FILE, "new-file", 0, NULL, CMD(C_EDIT), 0, OT_TEXT, .metavar = "F",
+	 .help = "the new text, from a local file"},
+	{O_ALL, "all", 0, "replace_all", CMD(C_EDIT), CMD(C_EDIT), OT_FLAG,
+	 .help = "replace every occurrence", .desc = "Replace every occurrence (default false)."},
+	{O_EXPECT, "expect-sha256", 0, "expect_sha256", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT,
+	 .metavar = "HASH", .help = "refuse unless the file still has this SHA-256",
+	 .desc = "Refuse the edit unless the file still has this SHA-256 (from read)."},
+
+	{O_ARG, NULL, 0, "pattern", CMD(C_GLOB), CMD(C_GLOB), OT_TEXT, 1, 0, .metavar = "PATTERN",
+	 .desc = "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c).",
+	 .required = true},
+	{O_PATH, "path", 0, "path", CMD(C_GLOB), CMD(C_GLOB), OT_TEXT, 1, 0, .metavar = "DIR",
+	 .help = "the directory to search (default: the workdir)",
+	 .desc = "Directory to search (default: the workspace directory)."},
+	{O_LIMIT, "limit", 0, "limit", CMD(C_GLOB), CMD(C_GLOB), OT_COUNT, 1, APP_SEARCH_MAX, 1000,
+	 .metavar = "N", .help = "paths to list at most",
+	 .desc = "Most paths to return, 1 to 10000 (default 1000)."},
+
+	{O_ARG, NULL, 0, "pattern", CMD(C_GREP), CMD(C_GREP), OT_TEXT, 1, 0, .metavar = "REGEX",
+	 .desc = "POSIX extended regular expression (grep -E).", .required = true},
+	{O_PATH, "path", 0, "path", CMD(C_GREP), CMD(C_GREP), OT_TEXT, 1, 0, .metavar = "PATH",
+	 .help = "the file or directory to search (default: the workdir)",
+	 .desc = "File or directory to search (default: the workspace directory)."},
+	{O_GLOB, "glob", 0, "glob", CMD(C_GREP), CMD(C_GREP), OT_TEXT, .metavar = "PATTERN",
+	 .help = "only the files whose name (or path, with a /) matches",
+	 .desc = "Only files whose name matches this glob (*.c)."},
+	{O_OUTPUT, "output", 0, "output_mode", CMD(C_GREP), CMD(C_GREP), OT_CHOICE,
+	 .choices = output_modes, .metavar = "files|content|count",
+	 .help = "paths (the default), matching lines, or counts",
+	 .desc = "files: matching paths (default); content: path:line:text; count: path:N."},
+	{O_ICASE, "ignore-case", 'i', "case_insensitive", CMD(C_GREP), CMD(C_GREP), OT_FLAG,
+	 .help = "ignore the case of ASCII letters", .desc = "Ignore case (default false)."},
+	{O_FIXED, "fixed-strings", 'F', NULL, CMD(C_GREP), 0, OT_FLAG,
+	 .help = "REGEX is a plain string"},
+	{O_AFTER, "after-context", 'A', NULL, CMD(C_GREP), 0, OT_COUNT, 0, GREP_CONTEXT_MAX,
+	 .metavar = "N", .help = "lines of context after each match"},
+	{O_BEFORE, "before-context", 'B', NULL, CMD(C_GREP), 0, OT_COUNT, 0, GREP_CONTEXT_MAX,
+	 .metavar = "N", .help = "lines of context before each match"},
+	{O_CONTEXT, "context", 'C', "context", CMD(C_GREP), CMD(C_GREP), OT_COUNT, 0,
+	 GREP_CONTEXT_MAX, .metavar = "N", .help = "lines of context around each match",
+	 .desc = "Lines of context around each match, with content: 0 to 100."},
+	{O_LIMIT, "limit", 0, "limit", CMD(C_GREP), CMD(C_GREP), OT_COUNT, 1, APP_SEARCH_MAX, 1000,
+	 .metavar = "N", .help = "output lines at most",
+	 .desc = "Most output lines, 1 to 10000 (default 1000)."},
+
+	/* The MCP server. */
+	{O_KEY, "timeout", 0, NULL, CMD(C_MCP), 0, OT_TEXT, .key = "timeout", .metavar = "SECONDS",
+	 .help = "exec's default timeout (default 120)"},
+	{O_OUTPUT_LIMIT, "output-limit", 0, NULL, CMD(C_MCP), 0, OT_COUNT, 1000,
+	 APP_OUTPUT_LIMIT_MAX, 30000, .metavar = "CHARS",
+	 .help = "characters of a result's text kept, head and tail"},
+	{O_RM, "rm", 0, NULL, CMD(C_MCP), 0, OT_FLAG,
+	 .help = "remove the workspace when the server ends"},
+
+	{O_REVOKE, "revoke", 0, NULL, CMD(C_TRUST), 0, OT_FLAG,
+	 .help = "forget FILE: it is no longer trusted"},
+};
+
+const struct command *cmd_table(size_t *n)
+{
+	*n = ARRAY_LEN(commands);
+	return commands;
+}
+
+const struct command *cmd_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+const char *cmd_name(enum cmd_id id)
+{
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (commands[i].id == id)
+			return commands[i].name;
+	return "?";
+}
+
+const struct opt *opt_table(size_t *n)
+{
+	*n = ARRAY_LEN(opts);
+	return opts;
+}
+
+bool opt_global(const struct opt *o)
+{
+	return o->cmds == CMD_ALL;
+}
+
+static bool takes(const struct command *c, const struct opt *o)
+{
+	return opt_global(o) || (c && (o->cmds & CMD(c->id)));
+}
+
+/* The same letter can mean different things to different commands (-i:
+ * exec's stdin, grep's case): the one the command takes wins. */
+const struct opt *opt_find_long(const struct command *c, const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (opts[i].lng && strlen(opts[i].lng) == len &&
+		    strncmp(opts[i].lng, name, len) == 0 && takes(c, &opts[i]))
+			return &opts[i];
+	return NULL;
+}
+
+const struct opt *opt_find_short(const struct command *c, char x)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (opts[i].shrt == x && takes(c, &opts[i]))
+			return &opts[i];
+	return NULL;
+}
+
+const char *opt_spelling(const struct opt *o, char *buf, size_t len)
+{
+	if (!o->lng)
+		snprintf(buf, len, "%s", o->metavar);
+	else if (o->shrt)
+		snprintf(buf, len, "-%c", o->shrt);
+	else
+		snprintf(buf, len, "--%s", o->lng);
+	return buf;
+}
+
+int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,
+	      struct err *e)
+{
+	long v;
+	if (!parse_long(val, (long)o->min, LONG_MAX, &v))
+		return err_set(e, ERR_USAGE, "%s '%s': expected a number from %lld", spelled, val,
+			       o->min);
+	if (v > o->max)
+		return err_set(e, ERR_USAGE, "%s '%s': at most %lld", spelled, val, o->max);
+	*out = v;
+	return 0;
+}
+
+void opt_defaults(struct app *a, enum cmd_id c)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (opts[i].type == OT_COUNT && opts[i].dflt && (opts[i].cmds & CMD(c)))
+			opt_store(a, &opts[i], NULL, (long)opts[i].dflt, NULL);
+}
+
+/* --old-file, --new-file: the bytes of a local file. */
+static int read_local(const char *path, struct sbuf *out, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
+	char buf[65536];
+	size_t n;
+	sbuf_reset(out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_add(out, buf, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return err_set(e, ERR_USAGE, "%s: cannot read it", path);
+	return 0;
+}
+
+static void set_text(struct sbuf *t, bool *set, const char *s)
+{
+	sbuf_reset(t);
+	sbuf_adds(t, s);
+	*set = true;
+}
+
+int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct err *e)
+{
+	switch (o->id) {
+	case O_WS: a->ref = s; return 0;
+	case O_JSON: a->json = true; return 0;
+	case O_SHELL: a->shell = s; return 0;
+	case O_CWD:
+		if (!*s || has_control(s))
+			return err_set(e, ERR_USAGE, "--cwd: expected a directory, without control characters");
+		a->cwd = s;
+		return 0;
+	case O_INTERACTIVE: a->interactive = true; return 0;
+	case O_ALL: a->all = true; return 0;
+	case O_STOPPED: a->stopped = true; return 0;
+	case O_OLDER:
+		if (!parse_duration(s, &a->older_than))
+			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
+		return 0;
+	case O_ARG: strvec_push(&a->args, s); return 0;
+	case O_OFFSET: a->offset = i; return 0;
+	case O_LIMIT: a->limit = i; return 0;
+	case O_AFTER: a->after = i; return 0;
+	case O_BEFORE: a->before = i; return 0;
+	case O_CONTEXT: a->after = a->before = i; return 0;
+	case O_RAW: a->raw = true; return 0;
+	case O_CONTENT: a->content = s; return 0;
+	case O_OLD: set_text(&a->old_text, &a->old_set, s); return 0;
+	case O_NEW: set_text(&a->new_text, &a->new_set, s); return 0;
+	case O_OLD_FILE: a->old_set = true; return read_local(s, &a->old_text, e);
+	case O_NEW_FILE: a->new_set = true; return read_local(s, &a->new_text, e);
+	case O_EXPECT: a->expect_sha = s; return 0;
+	case O_PATH:
+		if (!*s)
+			return err_set(e, ERR_USAGE, "--path is empty");
+		a->path = s;
+		return 0;
+	case O_GLOB: a->glob = s; return 0;
+	case O_ICASE: a->icase = true; return 0;
+	case O_FIXED: a->fixed = true; return 0;
+	case O_OUTPUT: a->output = s; return 0;
+	case O_RM: a->rm = true; return 0;
+	case O_REVOKE: a->revoke = true; return 0;
+	case O_OUTPUT_LIMIT: a->output_limit = i; return 0;
+	default: return 0; /* O_KEY, O_CONFIG, ...: the parser's own */
+	}
+}
+
+/* ---- --help ---- */
+
+void opts_usage(FILE *f)
+{
+	fprintf(f, "usage: sandbox [global options] COMMAND [options]\n");
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		fprintf(f, "       sandbox %s\n", commands[i].usage);
+}
+
+/* "  -i, --interactive      forward stdin ...", each line of its help
+ * from the same column. */
+static void help_line(FILE *f, const struct opt *o)
+{
+	char left[80], flag[8] = "";
+	if (o->shrt)
+		snprintf(flag, sizeof(flag), "-%c, ", o->shrt);
+	snprintf(left, sizeof(left), "%s--%s%s%s", flag, o->lng, o->metavar ? " " : "",
+		 o->metavar ? o->metavar : "");
+	const char *h = o->help;
+	fprintf(f, "  %-22s%s", left, strlen(left) > 22 ? "\n" : " ");
+	if (strlen(left) > 22)
+		fprintf(f, "%25s", "");
+	for (;;) {
+		size_t len = strcspn(h, "\n");
+		fprintf(f, "%.*s", (int)len, h);
+		if (!h[len])
+			break;
+		fprintf(f, "\n%25s", "");
+		h += len + 1;
+	}
+	if (o->type == OT_COUNT && o->dflt)
+		fprintf(f, " (default %lld)", o->dflt);
+	fputc('\n', f);
+}
+
+void opts_help(FILE *f, const struct command *c)
+{
+	if (!c) {
+		opts_usage(f);
+		fprintf(f, "\nAn isolated Docker or Podman container to work in.\n");
+	} else {
+		fprintf(f, "usage: sandbox %s\n\n%s", c->usage, c->help);
+		bool any = false;
+		for (size_t i = 0; i < ARRAY_LEN(opts); i++) {
+			if (opt_global(&opts[i]) || !(opts[i].cmds & CMD(c->id)) || !opts[i].help)
+				continue;
+			if (!any)
+				fprintf(f, "\nOptions:\n");
+			any = true;
+			help_line(f, &opts[i]);
+		}
+	}
+	fprintf(f, "\nGlobal options (before or after the command):\n");
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (opt_global(&opts[i]))
+			help_line(f, &opts[i]);
+	if (!c)
+		fprintf(f, "\nRun 'sandbox help COMMAND' for a command's options; man sandbox for all.\n");
+}
+
+/* ---- MCP: the tools' arguments ---- */
+
+static const char *type_name(enum opt_type t)
+{
+	switch (t) {
+	case OT_FLAG: return "boolean";
+	case OT_COUNT: return "integer";
+	case OT_SECONDS: return "number";
+	case OT_ENV: return "object";
+	default: return "string";
+	}
+}
+
+static void schema_prop(struct json *j, const struct opt *o, double timeout)
+{
+	json_key(j, o->mcp);
+	json_obj_open(j);
+	json_key(j, "type");
+	json_str(j, type_name(o->type));
+	json_key(j, "description");
+	json_str(j, o->desc);
+	if (o->type == OT_COUNT) {
+		json_key(j, "minimum");
+		json_int(j, o->min);
+		json_key(j, "maximum");
+		json_int(j, o->max);
+	} else if (o->type == OT_SECONDS) {
+		json_key(j, "exclusiveMinimum");
+		json_int(j, 0);
+		json_key(j, "maximum");
+		json_int(j, SECONDS_MAX);
+		json_key(j, "default");
+		json_double(j, timeout);
+	} else if (o->type == OT_ENV) {
+		json_key(j, "additionalProperties");
+		json_obj_open(j);
+		json_key(j, "type");
+		json_str(j, "string");
+		json_obj_close(j);
+	} else if (o->type == OT_CHOICE) {
+		json_key(j, "enum");
+		json_arr_open(j);
+		for (const char *const *ch = o->choices; *ch; ch++)
+			json_str(j, *ch);
+		json_arr_close(j);
+	}
+	json_obj_close(j);
+}
+
+static bool is_arg(const struct opt *o, const struct command *c)
+{
+	return o->mcp && (o->tools & CMD(c->id));
+}
+
+static void schema(struct json *j, const struct command *c, double timeout)
+{
+	json_obj_open(j);
+	json_key(j, "type");
+	json_str(j, "object");
+	json_key(j, "properties");
+	json_obj_open(j);
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (is_arg(&opts[i], c))
+			schema_prop(j, &opts[i], timeout);
+	json_obj_close(j);
+	json_key(j, "required");
+	json_arr_open(j);
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (is_arg(&opts[i], c) && opts[i].required)
+			json_str(j, opts[i].mcp);
+	json_arr_close(j);
+	json_key(j, "additionalProperties");
+	json_bool(j, false);
+	json_obj_close(j);
+}
+
+void opts_tools_list(struct json *j, double timeout)
+{
+	json_arr_open(j);
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++) {
+		if (!commands[i].mcp_desc)
+			continue;
+		json_obj_open(j);
+		json_key(j, "name");
+		json_str(j, commands[i].name);
+		json_key(j, "description");
+		json_str(j, commands[i].mcp_desc);
+		json_key(j, "inputSchema");
+		schema(j, &commands[i], timeout);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static const struct opt *find_arg(const struct command *c, const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (is_arg(&opts[i], c) && strlen(opts[i].mcp) == len &&
+		    memcmp(opts[i].mcp, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static bool in_choices(const char *const *choices, const char *s)
+{
+	for (; *choices; choices++)
+		if (strcmp(*choices, s) == 0)
+			return true;
+	return false;
+}
+
+static int check_env(const struct opt *o, const struct jv *v, struct err *e)
+{
+	for (size_t k = 0; k < v->obj.count; k++) {
+		const struct jv_member *m = &v->obj.members[k];
+		if (!jv_str(&m->value))
+			return err_set(e, ERR_USAGE, "argument %s: the value of %s must be a string without NUL",
+				       o->mcp, m->key);
+		if (!cfg_valid_env_name(m->key, m->key_len))
+			return err_set(e, ERR_USAGE, "argument %s: '%s' is not a variable name", o->mcp, m->key);
+	}
+	return 0;
+}
+
+/* Checks one argument against its row; a message in e if not. */
+static int check_arg(const struct opt *o, const struct jv *v, struct err *e)
+{
+	long long i;
+	double d;
+	switch (o->type) {
+	case OT_TEXT:
+	case OT_CHOICE:
+		if (!jv_is(v, JV_STRING))
+			break;
+		if (!jv_str(v))
+			return err_set(e, ERR_USAGE, "argument %s holds a NUL character", o->mcp);
+		if (o->min && !*jv_str(v))
+			return err_set(e, ERR_USAGE, "argument %s is empty", o->mcp);
+		if (o->choices && !in_choices(o->choices, jv_str(v)))
+			return err_set(e, ERR_USAGE, "argument %s: '%s' is not one of its values (see the schema)",
+				       o->mcp, jv_str(v));
+		return 0;
+	case OT_COUNT:
+		if (!jv_int(v, &i))
+			break;
+		if (i < o->min)
+			return err_set(e, ERR_USAGE, "argument %s must be at least %lld", o->mcp, o->min);
+		if (i > o->max)
+			return err_set(e, ERR_USAGE, "argument %s must be at most %lld", o->mcp, o->max);
+		return 0;
+	case OT_SECONDS:
+		if (!jv_double(v, &d))
+			break;
+		if (!(d > 0))
+			return err_set(e, ERR_USAGE, "argument %s must be a number of seconds above 0", o->mcp);
+		if (d > (double)SECONDS_MAX)
+			return err_set(e, ERR_USAGE, "argument %s must be at most %d seconds", o->mcp,
+				       SECONDS_MAX);
+		return 0;
+	case OT_FLAG:
+		if (!jv_is(v, JV_BOOL))
+			break;
+		return 0;
+	case OT_ENV:
+		if (!jv_is(v, JV_OBJECT))
+			break;
+		return check_env(o, v, e);
+	}
+	return err_set(e, ERR_USAGE, "argument %s must be %s %s", o->mcp,
+		       o->type == OT_COUNT || o->type == OT_ENV ? "an" : "a", type_name(o->type));
+}
+
+int opts_tool_check(const struct command *c, const struct jv *args, struct err *e)
+{
+	if (!jv_is(args, JV_OBJECT))
+		return err_set(e, ERR_USAGE, "arguments must be an object");
+	for (size_t i = 0; i < args->obj.count; i++) {
+		const struct jv_member *m = &args->obj.members[i];
+		const struct opt *o = strlen(m->key) == m->key_len ? find_arg(c, m->key, m->key_len) : NULL;
+		if (!o)
+			return err_set(e, ERR_USAGE, "tool %s has no argument '%s'", c->name, m->key);
+		if (check_arg(o, &m->value, e) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
+		if (is_arg(&opts[i], c) && opts[i].required && !jv_get(args, opts[i].mcp))
+			return err_set(e, ERR_USAGE, "tool %s needs the argument %s", c->name, opts[i].mcp);
+	return 0;
+}
+
+static int apply_arg(struct app *call, const struct opt *o, const struct jv *v,
+		     struct err *e)
+{
+	long long i = 0;
+	bool b = false;
+	switch (o->type) {
+	case OT_FLAG:
+		return jv_bool(v, &b) && b ? opt_store(call, o, NULL, 0, e) : 0;
+	case OT_COUNT:
+		jv_int(v, &i);
+		return opt_store(call, o, NULL, (long)i, e);
+	case OT_SECONDS:
+		jv_double(v, &call->cfg.timeout);
+		return 0;
+	case OT_ENV:
+		for (size_t k = 0; k < jv_count(v); k++)
+			if (cfg_set_env(&call->cfg, v->obj.members[k].key,
+					jv_str(&v->obj.members[k].value), e) < 0)
+				return -1;
+		return 0;
+	default:
+		return opt_store(call, o, jv_str(v), 0, e);
+	}
+}
+
+int opts_tool_apply(const struct command *c, struct app *call, const struct jv *args,
+		    struct err *e)
+{
+	opt_defaults(call, c->id);
+	/* In the rows' order: positional arguments first, as on the command line. */
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++) {
+		const struct jv *v = is_arg(&opts[i], c) ? jv_get(args, opts[i].mcp) : NULL;
+		if (v && apply_arg(call, &opts[i], v, e) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+/* opts.h: every command and every option, each in one table. The command
+ * line's parser, --help and the usage lines, the MCP tools' input schemas
+ * and the check of their arguments, and every option's default are made
+ * from these rows: a new option is a row, a new command a row and its
+ * function. An option that differs between commands (read's --limit and
+ * grep's) is one row per meaning. */
+#ifndef SANDBOX_OPTS_H
+#define SANDBOX_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "app.h"
+#include "err.h"
+#include "json.h"
+#include "jsonr.h"
+
+enum cmd_id {
+	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
+	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST, C_HELP,
+};
+#define CMD(c) (1u << (c))
+#define CMD_ALL 0xffffu
+
+struct command {
+	enum cmd_id id;
+	const char *name;
+	int (*fn)(struct app *, struct err *);
+	const char *usage;    /* after "sandbox " */
+	const char *help;     /* what it does, for --help */
+	const char *mcp_desc; /* not NULL: an MCP tool, described so */
+	bool takes_command;   /* the first non-option starts the command line */
+	bool no_config;       /* reads no config file and needs no engine */
+};
+
+enum opt_id {
+	O_WS, O_KEY, O_JSON, O_CONFIG, O_VERBOSE, O_HELP, O_VERSION,
+	O_SHELL, O_CWD, O_INTERACTIVE, O_ALL, O_STOPPED, O_OLDER,
+	O_ARG, O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
+	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
+	O_CONTEXT, O_RM, O_OUTPUT_LIMIT, O_REVOKE,
+};
+
+enum opt_type {
+	OT_FLAG,     /* no value: true */
+	OT_TEXT,     /* a string; min 1: not empty */
+	OT_COUNT,    /* an integer from min to max */
+	OT_SECONDS,  /* a number of seconds above 0 (MCP), or as the key says */
+	OT_CHOICE,   /* one of choices */
+	OT_ENV,      /* K=V, repeatable (an object of strings in MCP) */
+};
+
+struct opt {
+	enum opt_id id;
+	const char *lng;      /* --NAME; NULL: a positional argument */
+	char shrt;            /* -X, or 0 */
+	const char *mcp;      /* the MCP argument's name; NULL: none */
+	unsigned cmds;        /* the commands that take it on the command line */
+	unsigned tools;       /* the tools that take it as an argument */
+	enum opt_type type;
+	long long min, max;   /* OT_COUNT; OT_TEXT: min 1 for not empty */
+	long long dflt;       /* OT_COUNT: its value when not given */
+	const char *key;      /* a config key it sets, or NULL */
+	const char *const *choices; /* OT_CHOICE: NULL-ended */
+	const char *metavar;  /* the value's name in help, or NULL */
+	const char *help;     /* one line for --help; NULL: not listed there */
+	const char *desc;     /* for the model, in the tool's schema */
+	bool required;        /* a required argument of the tool */
+};
+
+const struct command *cmd_find(const char *name);
+const struct command *cmd_table(size_t *n);
+const char *cmd_name(enum cmd_id id);
+
+/* The option -X or --NAME (len bytes of name) that command c takes;
+ * NULL if none. c NULL: before the command, only the global ones. */
+const struct opt *opt_find_long(const struct command *c, const char *name, size_t len);
+const struct opt *opt_find_short(const struct command *c, char x);
+/* All the rows, for tests. */
+const struct opt *opt_table(size_t *n);
+/* Whether row o is a global option (every command takes it). */
+bool opt_global(const struct opt *o);
+/* How the command line spells o: "--limit", "-A", "PATH". */
+const char *opt_spelling(const struct opt *o, char *buf, size_t len);
+
+/* Checks a command line's value for OT_COUNT o; -1 with e set. */
+int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,
+	      struct err *e);
+/* Sets every option of command c that has a default to it. */
+void opt_defaults(struct app *a, enum cmd_id c);
+/* Stores a checked value of o in a: the command line's (s for a value,
+ * i for a count) or a tool argument's. */
+int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct err *e);
+
+/* The usage lines, as --help and a bad command line print them. */
+void opts_usage(FILE *f);
+/* sandbox help [COMMAND]: c NULL for the general help. */
+void opts_help(FILE *f, const struct command *c);
+
+/* The MCP side: tools/list's array (timeout: exec's default, for its
+ * schema), a call's arguments checked against its tool's rows (types,
+ * limits, required, nothing unknown), and stored into call (-1 with e
+ * set for a value the command line would refuse too). */
+void opts_tools_list(struct json *j, double timeout);
+int opts_tool_check(const struct command *c, const struct jv *args, struct err *e);
+int opts_tool_apply(const struct command *c, struct app *call, const struct jv *args,
+		    struct err *e);
+
+#endif
