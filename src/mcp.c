@@ -381,12 +381,12 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	const struct jv *args = jv_get(params, "arguments");
 	struct jv empty = {.type = JV_OBJECT};
 	struct err e = {0};
-	if (mcp_tool_check(t, args ? args : &empty, &e) < 0) {
-		reply_error(id, RPC_PARAMS, "%s", e.msg);
-		return;
-	}
 	struct sbuf res = {0};
-	if (pin_workspace(s, &e) < 0) {
+	/* Bad arguments are the tool's error, which the model reads and can
+	 * correct (MCP 2025-11-25), not the protocol's. */
+	if (mcp_tool_check(t, args ? args : &empty, &e) < 0) {
+		mcp_error_result(&res, &e, s->ref);
+	} else if (pin_workspace(s, &e) < 0) {
 		mcp_error_result(&res, &e, s->ref);
 	} else {
 		struct call c;

@@ -229,9 +229,9 @@ test_expect_success PYTHON 'MCP: context 1000000000 and limit 10001 are refused 
 		"call 3 grep {\"pattern\": \"foo\", \"path\": \"r/a.txt\", \"output_mode\": \"content\", \"context\": 100}" "<" close |
 		mcp out -w "$REF" &&
 	sed -n 2p out >res &&
-	json_check res "d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
+	json_check res "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
 	sed -n 3p out >res &&
-	json_check res "d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument limit must be at most 10000\"" &&
+	json_check res "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument limit must be at most 10000\"" &&
 	sed -n 4p out >res &&
 	json_check res "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"matches\"] == [{\"path\": \"r/a.txt\", \"line\": 1, \"text\": \"foo\", \"match\": True}]" &&
 	grep_file "^exit 0$" out

@@ -132,12 +132,15 @@ test_expect_success 'JSON-RPC errors get their codes, and the server keeps servi
 	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"code\"] == -32600" &&
 	answer out 5 "d[\"id\"] is None and d[\"error\"][\"code\"] == -32600" &&
 	answer out 6 "d[\"id\"] == 3 and d[\"error\"][\"code\"] == -32601" &&
-	for n in 7 8 9 10 11 12 13 14 15 16 17; do
+	for n in 7 17; do
 		answer out $n "d[\"id\"] == $((n - 3)) and d[\"error\"][\"code\"] == -32602" || return 1
 	done &&
-	answer out 8 "\"must be a string\" in d[\"error\"][\"message\"]" &&
-	answer out 9 "\"needs the argument path\" in d[\"error\"][\"message\"]" &&
-	answer out 10 "\"colour\" in d[\"error\"][\"message\"]" &&
+	for n in 8 9 10 11 12 13 14 15 16; do
+		answer out $n "d[\"id\"] == $((n - 3)) and d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"error\"][\"kind\"] == \"usage\" and d[\"result\"][\"content\"][0][\"text\"] == \"error: \" + d[\"result\"][\"structuredContent\"][\"error\"][\"message\"]" || return 1
+	done &&
+	answer out 8 "\"must be a string\" in d[\"result\"][\"content\"][0][\"text\"]" &&
+	answer out 9 "\"needs the argument path\" in d[\"result\"][\"content\"][0][\"text\"]" &&
+	answer out 10 "\"colour\" in d[\"result\"][\"content\"][0][\"text\"]" &&
 	answer out 18 "d == {\"jsonrpc\": \"2.0\", \"id\": 15, \"result\": {}}" &&
 	test "$(wc -l <out)" = 19 &&
 	grep_file "^exit 0$" out &&
@@ -244,7 +247,7 @@ test_expect_success 'output to the model is capped: head and tail kept, the cut 
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_truncated\"] is True and d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 28890"
 '
 
-test_expect_success 'every number has a maximum, in the schema; a larger one is refused (-32602)' '
+test_expect_success 'every number has a maximum, in the schema; a larger one is refused (a tool error)' '
 	cat >steps <<-\STEPS &&
 	init
 	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
@@ -263,11 +266,11 @@ test_expect_success 'every number has a maximum, in the schema; a larger one is 
 	mcp out --image "$IMAGE" --rm <steps &&
 	answer out 2 "all(\"maximum\" in p for t in d[\"result\"][\"tools\"] for p in t[\"inputSchema\"][\"properties\"].values() if p[\"type\"] in (\"integer\", \"number\"))" &&
 	answer out 2 "{(t[\"name\"], k): p[\"maximum\"] for t in d[\"result\"][\"tools\"] for k, p in t[\"inputSchema\"][\"properties\"].items() if \"maximum\" in p} == {(\"exec\", \"timeout\"): 864000000, (\"read\", \"offset\"): 100000000, (\"read\", \"limit\"): 100000000, (\"glob\", \"limit\"): 10000, (\"grep\", \"context\"): 100, (\"grep\", \"limit\"): 10000}" &&
-	answer out 3 "d[\"id\"] == 1 and d[\"error\"][\"code\"] == -32602 and d[\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
-	answer out 4 "d[\"id\"] == 2 and d[\"error\"][\"message\"] == \"argument offset must be at most 100000000\"" &&
-	answer out 5 "d[\"id\"] == 3 and d[\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
-	answer out 6 "d[\"id\"] == 4 and d[\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
-	answer out 7 "d[\"id\"] == 5 and d[\"error\"][\"message\"] == \"argument limit must be at most 10000\"" &&
+	answer out 3 "d[\"id\"] == 1 and d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument limit must be at most 100000000\"" &&
+	answer out 4 "d[\"id\"] == 2 and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument offset must be at most 100000000\"" &&
+	answer out 5 "d[\"id\"] == 3 and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
+	answer out 6 "d[\"id\"] == 4 and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
+	answer out 7 "d[\"id\"] == 5 and d[\"result\"][\"content\"][0][\"text\"] == \"error: argument limit must be at most 10000\"" &&
 	test "$(our_workspaces | wc -l)" = 0
 '
 

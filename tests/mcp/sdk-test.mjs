@@ -455,12 +455,17 @@ await test("a cancelled request that waits its turn is not run, and gets no resp
 	assert.deepEqual(unknownIdErrors().slice(errorsBefore), [], "a response came for the cancelled request");
 }, 20000);
 
-await test("bad arguments (read with path: 1) are a JSON-RPC error -32602", async () => {
-	const err = await expectRpcError(call("read", { path: 1 }), -32602);
-	assert.match(err.message, /path/);
-	await expectRpcError(call("exec", {}), -32602); // command missing
-	await expectRpcError(call("grep", { pattern: "x", output_mode: "lines" }), -32602);
-	await expectRpcError(call("read", { path: "x", bogus: true }), -32602);
+await test("bad arguments (read with path: 1) are a tool error the model can read (isError)", async () => {
+	const bad = async (p, args, re) => {
+		const res = await p;
+		assert.equal(res.isError, true, `${show(args)}: ${show(res)}`);
+		assert.equal(res.structuredContent.error.kind, "usage", show(res));
+		assert.match(res.content[0].text, re);
+	};
+	await bad(call("read", { path: 1 }), { path: 1 }, /^error: argument path must be a string$/);
+	await bad(call("exec", {}), {}, /needs the argument command/); // command missing
+	await bad(call("grep", { pattern: "x", output_mode: "lines" }), {}, /output_mode/);
+	await bad(call("read", { path: "x", bogus: true }), {}, /no argument 'bogus'/);
 	const ok = await exec("echo fine");
 	assert.equal(ok.structuredContent.stdout, "fine\n", "the server stopped serving");
 });
