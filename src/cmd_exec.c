@@ -88,9 +88,9 @@ static int outcome_status(struct app *a, const struct exec_res *res)
 	case EXEC_INTERRUPTED:
 		if (!a->json)
 			fprintf(stderr, "sandbox: %s: interrupted; %s\n", a->cmd, exec_kill_says(res->kill));
-		return 128 + (spawn_interrupted ? (int)spawn_interrupted : 2);
+		return spawn_interrupted_status();
 	case EXEC_PIPE:
-		return 128 + 13;
+		return spawn_signal_status(SIGPIPE);
 	default:
 		return 255;
 	}

@@ -12,6 +12,7 @@
 #include "sha256.h"
 #include "scripts.h"
 #include "tools.h"
+#include "utf8.h"
 
 #define READ_LINE_MAX 2000   /* characters shown of one line */
 /* Bytes of numbered lines one read shows, whatever --limit says: with

@@ -17,6 +17,7 @@
 #include "marker.h"
 #include "scripts.h"
 #include "spawn.h"
+#include "utf8.h"
 
 /* After both done markers, how long the engine client gets to close its
  * pipes before we stop waiting: only a background process that holds

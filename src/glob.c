@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "util.h"
 
 #define GLOB_MAX_ALTS 1024
@@ -75,43 +76,6 @@ static void glob_err(char *errbuf, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(errbuf, errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- UTF-8 ---- */
-
-/* Decodes the character at s (n > 0 bytes left); returns its length. */
-static size_t glob_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t v, min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, v = c & 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, v = c & 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		goto bad;
-	}
-	if (n < len)
-		goto bad;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
-	if (v < min || (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
-		goto bad;
-	*cp = v;
-	return len;
-bad:
-	*cp = GLOB_BAD + c;
-	return 1;
 }
 
 /* ---- bracket expressions ---- */
@@ -189,7 +153,7 @@ static bool glob_bracket_char(const char *p, size_t len, size_t *j, uint32_t *cp
 		(*j)++;
 	if (*j >= len || p[*j] == '/')
 		return false;
-	*j += glob_utf8_decode((const unsigned char *)p + *j, len - *j, cp);
+	*j += utf8_decode((const unsigned char *)p + *j, len - *j, cp, GLOB_BAD);
 	return true;
 }
 
@@ -542,7 +506,7 @@ static void glob_comp_compile(struct glob_comp *c, const char *p, size_t len)
 		} else {
 			if (p[j] == '\\' && j + 1 < len)
 				j++;
-			j += glob_utf8_decode((const unsigned char *)p + j, len - j, &cp);
+			j += utf8_decode((const unsigned char *)p + j, len - j, &cp, GLOB_BAD);
 			glob_comp_push(c, GLOB_TOK_CHAR, cp, NULL);
 		}
 	}
@@ -665,7 +629,7 @@ static bool glob_comp_match(const struct glob_comp *c, const char *name, size_t 
 			star_si = si;
 			continue;
 		}
-		step = glob_utf8_decode(s + si, n - si, &cp);
+		step = utf8_decode(s + si, n - si, &cp, GLOB_BAD);
 		if (ti < c->n && glob_tok_match(&c->toks[ti], cp)) {
 			ti++;
 			si += step;
@@ -674,7 +638,7 @@ static bool glob_comp_match(const struct glob_comp *c, const char *name, size_t 
 		if (star_ti == GLOB_NONE)
 			return false;
 		ti = star_ti + 1;
-		star_si += glob_utf8_decode(s + star_si, n - star_si, &cp);
+		star_si += utf8_decode(s + star_si, n - star_si, &cp, GLOB_BAD);
 		si = star_si;
 	}
 	while (ti < c->n && c->toks[ti].kind == GLOB_TOK_STAR)

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static void comma(struct json *j)
 {
 	if (j->need_comma)

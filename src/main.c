@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 		report(&a, &e);
 		status = err_exit_status(e.kind);
 		if (e.kind == ERR_INTERRUPTED && spawn_interrupted)
-			status = 128 + (int)spawn_interrupted;
+			status = spawn_interrupted_status();
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (status == 0)

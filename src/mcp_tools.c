@@ -10,18 +10,13 @@
 #include "json.h"
 #include "opts.h"
 #include "tools.h"
+#include "utf8.h"
 #include "util.h"
 
 struct mcp_tool {
 	enum cmd_id id;
 	void (*text)(struct sbuf *out, const struct jv *res, const struct app *call);
 };
-
-/* A UTF-8 continuation byte: never where a character starts or a cut goes. */
-static bool utf8_cont(char c)
-{
-	return ((unsigned char)c & 0xc0) == 0x80;
-}
 
 /* A string of the result, or "?" (never NULL for a %s). */
 static const char *str_or(const struct jv *v)
@@ -226,24 +221,6 @@ static void cap_text(struct sbuf *text, long limit)
  * and its object gets KEY_truncated: true and KEY_count, the elements it
  * had. So its JSON stays within about 6 bytes a character of the limit,
  * whatever the command put in it. */
-
-static size_t utf8_chars(const char *s, size_t n)
-{
-	size_t chars = 0;
-	for (size_t i = 0; i < n; i++)
-		chars += !utf8_cont(s[i]);
-	return chars;
-}
-
-/* The bytes of the first `chars` characters of s. */
-static size_t utf8_prefix(const char *s, size_t n, size_t chars)
-{
-	size_t i = 0;
-	for (size_t seen = 0; i < n; i++)
-		if (!utf8_cont(s[i]) && seen++ == chars)
-			break;
-	return i;
-}
 
 /* What a value costs as an element of an array: all of it. */
 static size_t cap_whole(const struct jv *v)

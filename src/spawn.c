@@ -171,7 +171,7 @@ static int wait_status(int st)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
+		return spawn_signal_status(WTERMSIG(st));
 	return -1;
 }
 

@@ -21,9 +21,23 @@ struct proc {
 	int in, out, err; /* our ends of the pipes, or -1 */
 };
 
+/* The status of a process killed by signal sig, as shells say it: the
+ * one place that computes 128+N. */
+static inline int spawn_signal_status(int sig)
+{
+	return 128 + sig;
+}
+
 /* Set by the SIGINT/SIGTERM/SIGHUP handler; polled by every wait loop. */
 extern volatile sig_atomic_t spawn_interrupted;
 void spawn_install_signals(void);
+/* Our own status after the signal that interrupted us (SIGINT if none
+ * was recorded). */
+static inline int spawn_interrupted_status(void)
+{
+	return spawn_signal_status(spawn_interrupted ? (int)spawn_interrupted : SIGINT);
+}
+
 /* Readable once a signal came (-1 before spawn_install_signals): every
  * poll() that waits for long includes it, so that a signal between the
  * check of spawn_interrupted and the poll still wakes it up. The flag

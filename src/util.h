@@ -63,23 +63,6 @@ int random_hex(char *buf, size_t n);
 /* True if s contains a byte that is a control character (< 0x20 or 0x7f). */
 bool has_control(const char *s);
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), or 0 if there is none. */
-size_t utf8_len(const unsigned char *p, size_t n);
-
-/* Characters of text, for cutting it: a character is a UTF-8 lead byte
- * with the continuation bytes it calls for, or any other byte alone, a
- * stray continuation byte too. So a run of bytes that are not text is
- * cut like text, and a cut never splits a sequence. */
-struct utf8_count {
-	size_t chars;   /* characters counted so far */
-	int follow;     /* continuation bytes the last lead still calls for */
-};
-/* Counts the characters of s[0..n), after those already counted in c
- * (so text may come in pieces); returns how many of its first bytes
- * belong to the first max characters. */
-size_t utf8_count(struct utf8_count *c, const char *s, size_t n, size_t max);
-
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);
 /* Writes buf[*off..len) to a non-blocking fd as far as it takes now,

@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "quote.h"
 #include "tap.h"
+#include "utf8.h"
 #include "util.h"
 
 static void long_ok(const char *s, long min, long max, long want)
