@@ -90,15 +90,8 @@ int cmd_stop(struct app *a, struct err *e)
 		rc = err_set(e, ERR_WORKSPACE, "workspace %s does not exist", ref);
 	} else if (state == WS_RUNNING) {
 		struct strvec argv = {0};
-		struct sbuf errout = {0};
 		engine_stop_argv(&argv, a->engine, ws.id);
-		int status = ws_engine_run(a, &argv, NULL, &errout, e);
-		if (status > 0)
-			rc = ws_engine_error("cannot stop the workspace", &errout, ERR_FAILED, e);
-		else if (status < 0)
-			rc = -1;
-		strvec_clear(&argv);
-		sbuf_free(&errout);
+		rc = ws_engine_call(a, &argv, NULL, "cannot stop the workspace", ERR_FAILED, NULL, e);
 	}
 	if (rc == 0)
 		print_ref(a, "workspace", &ws);
@@ -123,18 +116,6 @@ static void wsinfo_free(struct wsinfo *w, size_t n)
 	free(w);
 }
 
-static int run_capture(struct app *a, struct strvec *argv, struct sbuf *out,
-		       const char *what, struct err *e)
-{
-	struct sbuf errout = {0};
-	int status = ws_engine_run(a, argv, out, &errout, e);
-	strvec_clear(argv);
-	if (status > 0)
-		ws_engine_error(what, &errout, ERR_ENGINE, e);
-	sbuf_free(&errout);
-	return status == 0 ? 0 : -1;
-}
-
 static char *next_field(char **p)
 {
 	char *s = *p;
@@ -157,7 +138,7 @@ static int list_all(struct app *a, struct wsinfo **out, size_t *n, struct err *e
 	*out = NULL;
 	*n = 0;
 	engine_ps_argv(&argv, a->engine);
-	if (run_capture(a, &argv, &sb, "cannot list containers", e) < 0) {
+	if (ws_engine_call(a, &argv, &sb, "cannot list containers", ERR_ENGINE, NULL, e) < 0) {
 		sbuf_free(&sb);
 		return -1;
 	}
@@ -167,7 +148,7 @@ static int list_all(struct app *a, struct wsinfo **out, size_t *n, struct err *e
 	int rc = 0;
 	if (ids.n) {
 		engine_describe_argv(&argv, a->engine, ids.v, ids.n);
-		rc = run_capture(a, &argv, &sb, "cannot inspect containers", e);
+		rc = ws_engine_call(a, &argv, &sb, "cannot inspect containers", ERR_ENGINE, NULL, e);
 	}
 	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
 	     line = strtok(NULL, "\n")) {
@@ -257,7 +238,7 @@ static int remove_listed(struct app *a, struct strvec *ids, struct strvec *names
 		struct strvec argv = {0};
 		struct sbuf out = {0};
 		engine_rm_argv(&argv, a->engine, ids->v, ids->n);
-		rc = run_capture(a, &argv, &out, "cannot remove", e);
+		rc = ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, e);
 		sbuf_free(&out);
 		for (size_t i = 0; i < names->n; i++)
 			ws_forget(a, names->v[i]);

@@ -155,33 +155,37 @@ double ws_step_timeout(const struct app *a)
 	return a->cfg.timeout > 0 ? a->cfg.timeout : WS_STEP_TIMEOUT;
 }
 
-int ws_engine_run(const struct app *a, struct strvec *argv, struct sbuf *out,
-		  struct sbuf *errout, struct err *e)
+int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
+		   const char *what, enum err_kind kind, bool *missing, struct err *e)
 {
-	return proc_run(strvec_argv(argv), a->envp.v, out, errout,
-			(long)(a->cfg.engine_timeout * 1000), e);
+	struct sbuf errout = {0};
+	int status = proc_run(strvec_argv(argv), a->envp.v, out, &errout,
+			      (long)(a->cfg.engine_timeout * 1000), e);
+	strvec_clear(argv);
+	int rc = status == 0 ? 0 : -1;
+	if (status > 0 && missing && contains_nocase(errout.buf ? errout.buf : "", "no such")) {
+		*missing = true;
+		rc = 0;
+	} else if (status > 0) {
+		ws_engine_error(what, &errout, kind, e);
+	}
+	sbuf_free(&errout);
+	return rc;
 }
 
 int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *ws,
 	       struct err *e)
 {
 	struct strvec argv = {0};
-	struct sbuf out = {0}, errout = {0};
+	struct sbuf out = {0};
+	bool missing = false;
 	engine_inspect_argv(&argv, a->engine, ref);
-	int status = ws_engine_run(a, &argv, &out, &errout, e);
-	strvec_clear(&argv);
-	int rc = -1;
-	if (status < 0)
+	int rc = ws_engine_call(a, &argv, &out, "inspect", ERR_ENGINE, &missing, e);
+	if (rc == 0 && missing)
+		*state = WS_MISSING;
+	if (rc < 0 || missing)
 		goto done;
-	if (status != 0) {
-		if (contains_nocase(errout.buf ? errout.buf : "", "no such")) {
-			*state = WS_MISSING;
-			rc = 0;
-		} else {
-			ws_engine_error("inspect", &errout, ERR_ENGINE, e);
-		}
-		goto done;
-	}
+	rc = -1;
 	/* Only the line end: Podman prints a missing label as an empty field
 	 * (Docker as "<no value>"), so trailing tabs are fields. */
 	while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
@@ -210,22 +214,14 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 	rc = 0;
 done:
 	sbuf_free(&out);
-	sbuf_free(&errout);
 	return rc;
 }
 
 static int start_container(struct app *a, const char *id, struct err *e)
 {
 	struct strvec argv = {0};
-	struct sbuf errout = {0};
 	engine_start_argv(&argv, a->engine, id);
-	int status = ws_engine_run(a, &argv, NULL, &errout, e);
-	strvec_clear(&argv);
-	int rc = status == 0 ? 0 : -1;
-	if (status > 0)
-		ws_engine_error("cannot start the workspace", &errout, ERR_WORKSPACE, e);
-	sbuf_free(&errout);
-	return rc;
+	return ws_engine_call(a, &argv, NULL, "cannot start the workspace", ERR_WORKSPACE, NULL, e);
 }
 
 int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
@@ -267,18 +263,10 @@ fail:
 int ws_remove(struct app *a, const char *ref, struct err *e)
 {
 	struct strvec argv = {0};
-	struct sbuf errout = {0};
 	char *ids[] = {(char *)ref};
+	bool gone = false; /* already: no error */
 	engine_rm_argv(&argv, a->engine, ids, 1);
-	int status = ws_engine_run(a, &argv, NULL, &errout, e);
-	strvec_clear(&argv);
-	int rc = 0;
-	if (status < 0)
-		rc = -1;
-	else if (status != 0 && !contains_nocase(errout.buf ? errout.buf : "", "no such"))
-		rc = ws_engine_error("cannot remove the workspace", &errout, ERR_FAILED, e);
-	sbuf_free(&errout);
-	return rc;
+	return ws_engine_call(a, &argv, NULL, "cannot remove the workspace", ERR_FAILED, &gone, e);
 }
 
 static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
@@ -354,13 +342,9 @@ int ws_create(struct app *a, struct ws *ws, struct err *e)
 		ws_free(ws);
 		return -1;
 	}
-	struct sbuf out = {0}, errout = {0};
-	int status = ws_engine_run(a, &argv, &out, &errout, e);
-	strvec_clear(&argv);
+	struct sbuf out = {0};
 	int rc = -1;
-	if (status != 0) {
-		if (status > 0)
-			ws_engine_error("cannot create the workspace", &errout, ERR_FAILED, e);
+	if (ws_engine_call(a, &argv, &out, "cannot create the workspace", ERR_FAILED, NULL, e) < 0) {
 		remove_if_ours(a, ws->name, nonce);
 		goto done;
 	}
@@ -378,7 +362,6 @@ done:
 	if (rc < 0)
 		ws_free(ws);
 	sbuf_free(&out);
-	sbuf_free(&errout);
 	return rc;
 }
 

@@ -52,16 +52,20 @@ int ws_select(struct app *a, struct ws *ws, struct err *e);
 int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 	    struct exec_res *res, struct err *e);
 
-/* Sets e from an engine failure: ERR_ENGINE when the daemon could not be
- * reached, else kind; the engine's own words follow what. */
 /* Runs one engine command of our own (inspect, run, start, stop, rm,
- * ps) under the engine_timeout deadline; proc_run's contract. */
-int ws_engine_run(const struct app *a, struct strvec *argv, struct sbuf *out,
-		  struct sbuf *errout, struct err *e);
+ * ps) under the engine_timeout deadline, and clears argv; its stdout
+ * goes into out when not NULL. 0 when it succeeded; when the engine says
+ * "no such" and missing is not NULL, *missing is set and 0; else -1 with
+ * e set: it could not run, or what failed, in the engine's words
+ * (ws_engine_error). The one place an engine call of ours is made. */
+int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
+		   const char *what, enum err_kind kind, bool *missing, struct err *e);
 /* The deadline of a step of ours that runs in the workspace (a file
  * tool's script, setup): timeout, or WS_STEP_TIMEOUT when that is 0. */
 #define WS_STEP_TIMEOUT 600.0
 double ws_step_timeout(const struct app *a);
+/* Sets e from an engine failure: ERR_ENGINE when the daemon could not be
+ * reached, else kind; the engine's own words follow what. */
 int ws_engine_error(const char *what, const struct sbuf *engine_err,
 		    enum err_kind kind, struct err *e);
 
