@@ -54,8 +54,6 @@ void tool_json_end(struct json *j, const struct app *a);
  * relative name. Caller frees. */
 char *tool_join(const char *base, const char *rel);
 
-#endif
-
 /* What counts as binary, for read, edit and grep alike: a NUL byte in
  * the first TOOL_PROBE bytes. */
 #define TOOL_PROBE 8192
@@ -75,3 +73,5 @@ int tool_one_path(struct app *a, const char **path, struct err *e);
 int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
 	       unsigned long long direct, const char *expect_sha, char sha[65],
 	       bool *created, struct err *e);
+
+#endif
