@@ -15,6 +15,7 @@ struct ws;
 
 struct app {
 	const char *cmd;       /* the command's name, for messages */
+	bool mcp;              /* an MCP tool call: messages name its arguments */
 	struct cfg cfg;
 	char *engine;          /* absolute path, resolved once */
 	struct strvec envp;    /* the engine's environment */

@@ -10,6 +10,7 @@
 #include "diff.h"
 #include "feed.h"
 #include "json.h"
+#include "opts.h"
 #include "sha256.h"
 #include "scripts.h"
 #include "tools.h"
@@ -116,16 +117,16 @@ static int no_match(const char *shown, const struct sbuf *file, const struct sbu
 	return err_set(e, ERR_FAILED, "%s: the old text is not in the file; read the file and copy the text exactly", shown);
 }
 
-static int many_matches(const char *shown, const struct sbuf *file, const char **hits,
-			size_t n, struct err *e)
+static int many_matches(const struct app *a, const char *shown, const struct sbuf *file,
+			const char **hits, size_t n, struct err *e)
 {
 	struct sbuf lines = {0};
 	for (size_t i = 0; i < n && i < EDIT_LINES_SHOWN; i++)
 		sbuf_addf(&lines, "%s%ld", i ? ", " : "", line_of(file->buf, (size_t)(hits[i] - file->buf)));
 	if (n > EDIT_LINES_SHOWN)
 		sbuf_adds(&lines, ", ...");
-	err_set(e, ERR_FAILED, "%s: %zu matches of the old text (lines %s); pass --all or add context to make it unique",
-		shown, n, lines.buf);
+	err_set(e, ERR_FAILED, "%s: %zu matches of the old text (lines %s); %s %s or add context to make it unique",
+		shown, n, lines.buf, a->mcp ? "set" : "pass", opt_say(a, O_ALL));
 	sbuf_free(&lines);
 	return -1;
 }
@@ -189,7 +190,7 @@ static int replace(struct app *a, const char *shown, const struct sbuf *file,
 	if (n == 0)
 		return no_match(shown, file, old, e);
 	if (n > 1 && !a->all)
-		return many_matches(shown, file, hits, n, e);
+		return many_matches(a, shown, file, hits, n, e);
 	if (new->len > old->len && (new->len - old->len) > (EDIT_MAX - file->len) / n)
 		return err_set(e, ERR_FAILED, "%s: the new content would be larger than %d MiB (%zu replacements); too large to edit here",
 			       shown, EDIT_MAX >> 20, n);
@@ -289,7 +290,7 @@ int cmd_edit(struct app *a, struct err *e)
 		return -1;
 	if (a->expect_sha && (strlen(a->expect_sha) != 64 ||
 			      strspn(a->expect_sha, "0123456789abcdef") != 64))
-		return err_set(e, ERR_USAGE, "--expect-sha256: expected 64 lowercase hex digits");
+		return err_set(e, ERR_USAGE, "%s: expected 64 lowercase hex digits", opt_say(a, O_EXPECT));
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
 		return -1;

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "exec.h"
 #include "json.h"
+#include "opts.h"
 #include "spawn.h"
 #include "workspace.h"
 
@@ -123,7 +124,8 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 	if (rc == 0 && res.outcome == EXEC_CANCELLED)
 		rc = err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(res.kill));
 	else if (rc == 0 && res.outcome == EXEC_NO_CWD)
-		rc = a->cwd ? err_set(e, ERR_USAGE, "--cwd %s: no such directory in the workspace", a->cwd)
+		rc = a->cwd ? err_set(e, ERR_USAGE, "%s %s: no such directory in the workspace",
+				      opt_say(a, O_CWD), a->cwd)
 			    : err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 				      ws->workdir ? ws->workdir : "");
 	if (rc == 0) {

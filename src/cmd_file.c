@@ -9,6 +9,7 @@
 #include "app.h"
 #include "feed.h"
 #include "json.h"
+#include "opts.h"
 #include "sha256.h"
 #include "scripts.h"
 #include "tools.h"
@@ -181,15 +182,18 @@ static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e
 		struct sbuf shown = {0};
 		tool_show_path(&shown, path, false);
 		long total = r.line - 1 + (r.line_open ? 1 : 0);
-		if (r.binary)
-			rc = err_set(e, ERR_FAILED, "%s: binary file (%llu bytes); use --raw for its bytes",
+		if (r.binary && opt_say(a, O_RAW))
+			rc = err_set(e, ERR_FAILED, "%s: binary file (%llu bytes); use %s for its bytes",
+				     shown.buf, size, opt_say(a, O_RAW));
+		else if (r.binary)
+			rc = err_set(e, ERR_FAILED, "%s: binary file (%llu bytes); use exec to look at it (od, base64)",
 				     shown.buf, size);
 		else if (r.bytes != size)
 			rc = err_set(e, ERR_FAILED, "%s: changed while it was read (%llu bytes, then %llu); read it again",
 				     shown.buf, size, r.bytes);
 		else if (r.offset > 1 && r.offset > total)
-			rc = err_set(e, ERR_USAGE, "%s: --offset %ld is past the end (%ld lines)",
-				     shown.buf, r.offset, total);
+			rc = err_set(e, ERR_USAGE, "%s: %s %ld is past the end (%ld lines)",
+				     shown.buf, opt_say(a, O_OFFSET), r.offset, total);
 		else {
 			unsigned char digest[32];
 			char hex[65];

@@ -13,6 +13,7 @@
 #include "glob.h"
 #include "grep.h"
 #include "json.h"
+#include "opts.h"
 #include "listing.h"
 #include "scripts.h"
 #include "tools.h"
@@ -209,7 +210,9 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 	if (grep_mode_of(a->output ? a->output : "files", &o->mode, e) < 0)
 		return -1;
 	if ((a->after || a->before) && o->mode != GREP_CONTENT)
-		return err_set(e, ERR_USAGE, "-A, -B and -C go with --output content");
+		return err_set(e, ERR_USAGE, a->mcp ? "%s goes with %s content"
+					     : "-A, -B and %s go with %s content",
+			       opt_say(a, O_CONTEXT), opt_say(a, O_OUTPUT));
 	struct sbuf re = {0};
 	for (const char *p = pattern; *p; p++) {
 		/* -F: every character that means something in an ERE, escaped. */
@@ -230,7 +233,7 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 		ga->filter = glob_compile(a->glob, msg, sizeof(msg));
 		if (!ga->filter) {
 			regfree(&ga->re);
-			return err_set(e, ERR_USAGE, "--glob '%s': %s", a->glob, msg);
+			return err_set(e, ERR_USAGE, "%s '%s': %s", opt_say(a, O_GLOB), a->glob, msg);
 		}
 	}
 	o->re = &ga->re;

@@ -331,6 +331,7 @@ static int call_prepare(struct call *c, const struct server *s, const struct mcp
 {
 	c->app = *s->base;
 	c->app.cmd = mcp_tool_name(t);
+	c->app.mcp = true;
 	c->app.json = true;
 	c->app.args = (struct strvec){0};
 	c->app.old_text = c->app.new_text = (struct sbuf){0};

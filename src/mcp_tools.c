@@ -1,7 +1,6 @@
 /* mcp_tools.c: see mcp_tools.h. */
 #include "mcp_tools.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,53 +404,12 @@ static void tool_result(struct sbuf *res, const struct sbuf *text, const char *s
 	sbuf_addf(res, ",\"isError\":%s}", is_error ? "true" : "false");
 }
 
-/* The tools' messages are the CLI's, and name its options where the
- * model knows the tools' arguments: the text for the model says those
- * (structuredContent keeps the CLI's message as it is). */
-static const struct {
-	const char *cli, *mcp;
-} renames[] = {
-	{"pass --all", "set replace_all"},
-	{"use --raw for its bytes", "use exec to look at it (od, base64)"},
-	{"--offset", "offset"},
-	{"--expect-sha256", "expect_sha256"},
-	{"--glob", "glob"},
-	{"-A, -B and -C go with --output content", "context goes with output_mode content"},
-	{"--cwd", "cwd"},
-};
-
-/* Whether an option's words start at p and end there as words do. */
-static bool option_at(const char *msg, const char *p, const char *cli)
-{
-	size_t n = strlen(cli);
-	if (strncmp(p, cli, n) != 0 || (p > msg && !strchr(" (", p[-1])))
-		return false;
-	return !p[n] || !(isalnum((unsigned char)p[n]) || p[n] == '-' || p[n] == '_');
-}
-
-static void rename_options(const char *msg, struct sbuf *out)
-{
-	for (const char *p = msg; *p;) {
-		size_t i;
-		for (i = 0; i < ARRAY_LEN(renames); i++)
-			if (option_at(msg, p, renames[i].cli))
-				break;
-		if (i < ARRAY_LEN(renames)) {
-			sbuf_adds(out, renames[i].mcp);
-			p += strlen(renames[i].cli);
-		} else {
-			sbuf_addc(out, *p++);
-		}
-	}
-}
-
 void mcp_error_result(struct sbuf *res, const struct err *e, const char *ref)
 {
 	struct json j = {0};
 	err_json(&j, e, ref);
 	struct sbuf text = {0};
-	sbuf_adds(&text, "error: ");
-	rename_options(e->msg, &text);
+	sbuf_addf(&text, "error: %s", e->msg);
 	tool_result(res, &text, j.out.buf, j.out.len, true);
 	sbuf_free(&text);
 	sbuf_free(&j.out);

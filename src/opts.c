@@ -314,6 +314,21 @@ const char *opt_spelling(const struct opt *o, char *buf, size_t len)
 	return buf;
 }
 
+const char *opt_say(const struct app *a, enum opt_id id)
+{
+	static char said[ARRAY_LEN(opts)][48];
+	const struct command *c = a->cmd ? cmd_find(a->cmd) : NULL;
+	for (size_t i = 0; c && i < ARRAY_LEN(opts); i++) {
+		const struct opt *o = &opts[i];
+		if (o->id != id || !((a->mcp ? o->tools : o->cmds) & CMD(c->id)))
+			continue;
+		if (a->mcp)
+			return o->mcp;
+		return opt_spelling(o, said[i], sizeof(said[i]));
+	}
+	return NULL;
+}
+
 int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,
 	      struct err *e)
 {
@@ -367,7 +382,8 @@ int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct 
 	case O_SHELL: a->shell = s; return 0;
 	case O_CWD:
 		if (!*s || has_control(s))
-			return err_set(e, ERR_USAGE, "--cwd: expected a directory, without control characters");
+			return err_set(e, ERR_USAGE, "%s: expected a directory, without control characters",
+				       opt_say(a, O_CWD));
 		a->cwd = s;
 		return 0;
 	case O_INTERACTIVE: a->interactive = true; return 0;

@@ -83,6 +83,12 @@ bool opt_global(const struct opt *o);
 /* How the command line spells o: "--limit", "-A", "PATH". */
 const char *opt_spelling(const struct opt *o, char *buf, size_t len);
 
+/* How a message names option id of a's command to whoever called it:
+ * "--offset" on the command line, "offset" to an MCP client; NULL when
+ * that caller has no such option. The string lives until the next call
+ * for the same row. */
+const char *opt_say(const struct app *a, enum opt_id id);
+
 /* Checks a command line's value for OT_COUNT o; -1 with e set. */
 int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,
 	      struct err *e);

@@ -178,6 +178,38 @@ test_expect_success '-w attaches: the same files; --rm then removes that workspa
 	ctr_gone "$REF"
 '
 
+test_expect_success 'tool errors name the tool'"'"'s arguments, in the text and in structuredContent' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 write {"path":"two.txt","content":"a\nb\na\n"}
+	<
+	call 2 edit {"path":"two.txt","old_text":"a","new_text":"c"}
+	<
+	call 3 read {"path":"two.txt","offset":9}
+	<
+	call 4 grep {"pattern":"a","context":2}
+	<
+	call 5 edit {"path":"two.txt","old_text":"a","new_text":"c","expect_sha256":"x"}
+	<
+	call 6 exec {"command":"printf \"\\000\\001\" >bin.dat"}
+	<
+	call 7 read {"path":"bin.dat"}
+	<
+	call 8 exec {"command":"true","cwd":"nope"}
+	<
+	STEPS
+	mcp out --image "$IMAGE" --rm <steps &&
+	says() {
+		answer out "$1" "d[\"result\"][\"isError\"] is True and d[\"result\"][\"content\"][0][\"text\"] == \"error: $2\" and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"$2\""
+	} &&
+	says 3 "two.txt: 2 matches of the old text (lines 1, 3); set replace_all or add context to make it unique" &&
+	says 4 "two.txt: offset 9 is past the end (3 lines)" &&
+	says 5 "context goes with output_mode content" &&
+	says 6 "expect_sha256: expected 64 lowercase hex digits" &&
+	says 8 "bin.dat: binary file (2 bytes); use exec to look at it (od, base64)" &&
+	says 9 "cwd nope: no such directory in the workspace"
+'
+
 test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the command'"'"'s own; cwd and env' '
 	cat >steps <<-\STEPS &&
 	init
