@@ -11,14 +11,10 @@
 
 #include "engine.h"
 #include "marker.h"
-#include "scripts.h"
+#include "proto.h"
 
 /* How long the server may take to greet us: a loaded Podman is slow. */
 #define OPEN_TIMEOUT_MS 30000
-
-/* The scripts a request can name by number, in the server's order. */
-static const char *const served[] = {SCRIPT_EXEC, SCRIPT_READ, SCRIPT_WRITE, SCRIPT_LIST,
-				      SCRIPT_TAR};
 
 struct greeting {
 	bool seen, nosetsid;
@@ -32,8 +28,9 @@ static void ignore(void *ctx, const char *buf, size_t n)
 static void on_word(void *ctx, const char *word)
 {
 	struct greeting *g = ctx;
-	bool ok = strcmp(word, "ok") == 0, nosetsid = strcmp(word, "nosetsid") == 0;
-	if (!g->seen && (ok || nosetsid))
+	enum proto_word_kind k = proto_word_parse(word).kind;
+	bool nosetsid = k == PROTO_W_NOSETSID;
+	if (!g->seen && (k == PROTO_W_OK || nosetsid))
 		*g = (struct greeting){true, nosetsid};
 }
 
@@ -106,13 +103,7 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 	if (random_hex(tag, MARKER_TAG_LEN) < 0)
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	struct strvec cmd = {0}, argv = {0};
-	strvec_push(&cmd, "/bin/sh");
-	strvec_push(&cmd, "-c");
-	strvec_push(&cmd, SCRIPT_SERVE);
-	strvec_push(&cmd, "sandbox-chan");
-	strvec_push(&cmd, tag);
-	for (size_t i = 0; i < ARRAY_LEN(served); i++)
-		strvec_push(&cmd, served[i]);
+	proto_serve_argv(&cmd, tag);
 	engine_exec_argv(&argv, engine, ctr, NULL, 0, true, cmd.v, cmd.n);
 	int rc = proc_spawn(&c->p, strvec_argv(&argv), envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&cmd);
@@ -144,51 +135,4 @@ void chan_close(struct chan *c)
 	free(c->ctr);
 	c->ctr = NULL;
 	c->nosetsid = false;
-}
-
-bool chan_serves(const char *script)
-{
-	for (size_t i = 0; i < ARRAY_LEN(served); i++)
-		if (strcmp(script, served[i]) == 0)
-			return true;
-	return false;
-}
-
-/* Whether v can go as it is, on a line of its own: no newline, and not
- * ending in a byte over 0x7f. Bash's `read -r`, in a UTF-8 locale, takes
- * the newline after an incomplete multibyte sequence ("a\303") into the
- * value, and every line after it shifts. (Non-ASCII bytes elsewhere are
- * read as they are, and the %b path costs the server a fork.) */
-static bool plain_value(const char *v)
-{
-	size_t n = strlen(v);
-	return !strchr(v, '\n') && (n == 0 || (unsigned char)v[n - 1] < 0x80);
-}
-
-static void push_value(struct sbuf *out, const char *v)
-{
-	for (size_t i = 0; i < ARRAY_LEN(served); i++) {
-		if (strcmp(v, served[i]) == 0) {
-			sbuf_addf(out, "@%zu\n", i);
-			return;
-		}
-	}
-	if (plain_value(v)) {
-		sbuf_addc(out, '=');
-		sbuf_adds(out, v);
-		sbuf_addc(out, '\n');
-		return;
-	}
-	/* Decoded by printf %b in the server. */
-	sbuf_addc(out, '\\');
-	sbuf_add_printf_b(out, v);
-	sbuf_addc(out, '\n');
-}
-
-void chan_request(struct sbuf *out, const char *tag, bool with_stdin, char *const *argv,
-		  size_t n)
-{
-	sbuf_addf(out, "%s\n%d\n%zu\n", tag, with_stdin ? 1 : 0, n);
-	for (size_t i = 0; i < n; i++)
-		push_value(out, argv[i]);
 }

@@ -2,7 +2,8 @@
  * runs calls sent to it as framed requests (SCRIPT_SERVE), so that a call
  * costs a few milliseconds instead of a whole engine exec. Requests carry
  * constant scripts and their arguments as data, never as shell text.
- * exec.c runs calls over it; this file opens, describes and closes it. */
+ * exec.c runs calls over it; this file opens, describes and closes it;
+ * the requests and the words are proto.h's. */
 #ifndef SANDBOX_CHAN_H
 #define SANDBOX_CHAN_H
 
@@ -30,13 +31,5 @@ bool chan_is_open(const struct chan *c);
 /* Kills the client (the server in the container then reads EOF and
  * ends) and forgets it, and what chan_open learnt. */
 void chan_close(struct chan *c);
-
-/* Whether script is one of the scripts the server holds (scripts.h). */
-bool chan_serves(const char *script);
-
-/* Appends the request for one call, argv[0..n), to out. A value equal
- * to one of the server's scripts goes by its number. */
-void chan_request(struct sbuf *out, const char *tag, bool with_stdin, char *const *argv,
-		  size_t n);
 
 #endif

@@ -228,7 +228,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		return -1;
 	struct slurp s = {0};
 	struct tool_out out = {.body = slurp_body, .ctx = &s};
-	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, false, &out, e);
+	int rc = tool_run(a, ws, PROTO_READ, &arg, 1, NULL, false, &out, e);
 	free(arg);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "capture.h"
 #include "exec.h"
 #include "json.h"
 #include "opts.h"

@@ -169,7 +169,7 @@ static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e
 	struct reader r = {.a = a, .offset = a->offset, .end = a->offset + a->limit, .line = 1};
 	sha256_init(&r.hash);
 	struct tool_out out = {.body = a->raw ? raw_body : read_body, .ctx = &r};
-	int rc = tool_run(a, ws, SCRIPT_READ, &arg, 1, NULL, false, &out, e);
+	int rc = tool_run(a, ws, PROTO_READ, &arg, 1, NULL, false, &out, e);
 	free(arg);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
@@ -251,7 +251,7 @@ int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed
 		snprintf(size, sizeof(size), "%llu", direct);
 	char *args[] = {arg, suffix, (char *)(expect_sha ? expect_sha : ""), size};
 	struct tool_out out = {0};
-	int rc = tool_run(a, ws, SCRIPT_WRITE, args, ARRAY_LEN(args), feed, !feed, &out, e);
+	int rc = tool_run(a, ws, PROTO_WRITE, args, ARRAY_LEN(args), feed, !feed, &out, e);
 	free(arg);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0 && feed && feed->src_errno)

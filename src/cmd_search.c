@@ -158,7 +158,7 @@ int cmd_glob(struct app *a, struct err *e)
 	out.ctx = &r;
 	listing_init(&r.listing, glob_entry, &r);
 	listing_newest_init(&r.newest, (size_t)a->limit, SEARCH_SHOWN_MAX);
-	int rc = tool_run(a, &ws, SCRIPT_LIST, &arg, 1, NULL, false, &out, e);
+	int rc = tool_run(a, &ws, PROTO_LIST, &arg, 1, NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
 		rc = tool_refusal(head, base_dir(a), e);
@@ -419,7 +419,7 @@ int cmd_grep(struct app *a, struct err *e)
 	struct tool_out out = {.body = grep_body};
 	struct grep_stream s = {.a = a, .ga = &ga, .g = g, .out = &out};
 	out.ctx = &s;
-	int rc = tool_run(a, &ws, SCRIPT_TAR, &arg, 1, NULL, false, &out, e);
+	int rc = tool_run(a, &ws, PROTO_TAR, &arg, 1, NULL, false, &out, e);
 	if (rc == 0)
 		rc = grep_outcome(a, &s, e);
 	if (rc == 0) {

@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "marker.h"
-#include "scripts.h"
+#include "proto.h"
 #include "spawn.h"
 #include "utf8.h"
 
@@ -52,23 +51,19 @@ void exec_watch(int fd, bool (*check)(void *ctx), void *ctx)
 	watch.fired = false;
 }
 
-/* Per-stream state: the marker scanner and what it found. */
+/* Per-stream state: the output of one read, passed on in one piece. */
 struct stream {
 	struct exec_state *st;
 	int num; /* 1 or 2 */
-	struct marker_scan scan;
-	bool done;
-	int status;
-	bool begun, ended; /* a channel's call markers */
-	int end_status;
-	struct sbuf out; /* output of one read, passed on in one piece */
+	struct sbuf out;
 };
 
 struct exec_state {
 	const struct exec_req *rq;
 	struct exec_res *res;
 	struct stream s[2];
-	bool ready, nocwd, broken_pipe, cancelled;
+	struct proto_reader rd; /* the markers, and what they said */
+	bool broken_pipe, cancelled;
 	int fds[2];         /* the engine's stdout and stderr */
 	int win;            /* its stdin */
 	struct feed *feed;  /* what goes on it after the request, or NULL */
@@ -79,23 +74,21 @@ struct exec_state {
 	bool chan_dead;
 	struct sbuf req;
 	size_t reqoff;
-	long pgid;          /* the call's process group, once it is said */
 };
 
-static void on_data(void *ctx, const char *buf, size_t n)
+static void on_data(void *ctx, int stream, enum proto_data whose, const char *buf, size_t n)
 {
-	struct stream *s = ctx;
-	struct exec_state *st = s->st;
-	if (s->done || st->broken_pipe || (st->rq->chan && !s->begun))
-		return; /* a background process's output, outside the command */
-	if (s->num == 2 && !st->ready) {
+	struct exec_state *st = ctx;
+	if (st->broken_pipe)
+		return;
+	if (whose == PROTO_DATA_ENGINE) {
 		struct sbuf *eb = &st->res->engine_err;
 		if (eb->len < ENGINE_ERR_MAX)
 			sbuf_add(eb, buf, n < ENGINE_ERR_MAX - eb->len ? n : ENGINE_ERR_MAX - eb->len);
-		return;
+	} else if (whose == PROTO_DATA_OUT) {
+		/* Gathered: binary output breaks at every \036 into small pieces. */
+		sbuf_add(&st->s[stream - 1].out, buf, n);
 	}
-	/* Gathered: binary output breaks at every \036 into small pieces. */
-	sbuf_add(&s->out, buf, n);
 }
 
 static void flush(struct stream *s)
@@ -107,31 +100,6 @@ static void flush(struct stream *s)
 	sbuf_reset(&s->out);
 }
 
-static void on_marker(void *ctx, const char *word)
-{
-	struct stream *s = ctx;
-	long v;
-	if (strcmp(word, "ready") == 0 && s->num == 2)
-		s->st->ready = true;
-	else if (strcmp(word, "nocwd") == 0 && s->num == 2)
-		s->st->nocwd = true;
-	else if (strcmp(word, "oom") == 0 && s->num == 2)
-		s->st->res->oom = true;
-	else if (strncmp(word, "done:", 5) == 0 && parse_long(word + 5, 0, 255, &v)) {
-		s->done = true;
-		s->status = (int)v;
-	} else if (strcmp(word, "begin") == 0 && s->st->rq->chan) {
-		s->begun = true;
-	} else if (strncmp(word, "end:", 4) == 0 && s->st->rq->chan && s->begun &&
-		   parse_long(word + 4, 0, 255, &v)) {
-		s->ended = true;
-		s->end_status = (int)v;
-	} else if (strncmp(word, "pid:", 4) == 0 && s->num == 2 && !s->st->pgid &&
-		   parse_long(word + 4, 2, 1L << 30, &v)) {
-		s->st->pgid = v;
-	}
-}
-
 /* Reads one chunk of stream s from fd; false at EOF. */
 static bool pump(struct stream *s, int fd)
 {
@@ -141,8 +109,7 @@ static bool pump(struct stream *s, int fd)
 		return errno == EINTR;
 	if (r == 0)
 		return false;
-	struct marker_sink sink = {on_data, on_marker, s};
-	marker_feed(&s->scan, buf, (size_t)r, &sink);
+	proto_reader_feed(&s->st->rd, s->num, buf, (size_t)r);
 	flush(s);
 	return true;
 }
@@ -199,15 +166,14 @@ static enum exec_kill stop_in_container(const struct exec_req *rq, long pgid)
 {
 	if (pgid <= 0)
 		return KILL_NOT_STARTED;
-	struct strvec argv = {0};
-	char group[24];
-	snprintf(group, sizeof(group), "%ld", pgid);
-	char *cmd[] = {"/bin/sh", "-c", (char *)SCRIPT_KILL, "sandbox-kill", group};
-	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd, ARRAY_LEN(cmd));
+	struct strvec argv = {0}, cmd = {0};
+	proto_kill_argv(&cmd, pgid);
+	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
+	strvec_clear(&cmd);
 	struct sbuf out = {0};
 	bool again;
 	int status = run_anyway(&argv, rq, &out, KILL_MS, &again);
-	bool gone = status == 0 && out.len == 5 && memcmp(out.buf, "gone\n", 5) == 0;
+	bool gone = status == 0 && proto_kill_gone(out.buf, out.len);
 	sbuf_free(&out);
 	if (gone)
 		return KILL_KILLED;
@@ -235,83 +201,23 @@ static void drop_fd(struct exec_state *st, int *fd, bool failed)
 		st->chan_dead = true;
 }
 
-static bool valid_utf8(const char *s)
+/* The call as the wrapper gets it. */
+static struct proto_call call_of(const struct exec_req *rq)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	for (size_t i = 0, len; i < n; i += len)
-		if (!(len = utf8_len(p + i, n - i)))
-			return false;
-	return true;
-}
-
-static void push_encoded(struct strvec *sv, const char *s)
-{
-	struct sbuf sb = {0};
-	sbuf_add_printf_b(&sb, s);
-	strvec_push(sv, sb.buf ? sb.buf : "");
-	sbuf_free(&sb);
-}
-
-/* /bin/sh -c SCRIPT_EXEC sh WORKDIR CWD MODE INPUT CMD..., the wrapped
- * command (its tag goes on stdin). The engines carry arguments as JSON
- * strings, which turn bytes that are not UTF-8 into U+FFFD: a command
- * line holding such bytes goes encoded (never on a channel, which
- * carries bytes). There, the command's environment goes in front of it
- * through env(1). */
-static void wrapped(const struct exec_req *rq, struct strvec *cmd_out)
-{
-	struct strvec cmd = {0};
-	strvec_push(&cmd, "/bin/sh");
-	strvec_push(&cmd, "-c");
-	strvec_push(&cmd, SCRIPT_EXEC);
-	strvec_push(&cmd, "sh");
-	strvec_push(&cmd, rq->workdir ? rq->workdir : "");
-	/* A leading '-' would make cd read an option. */
-	char *cwd = xasprintf("%s%s", rq->cwd && rq->cwd[0] == '-' ? "./" : "",
-			      rq->cwd ? rq->cwd : "");
-	bool enc = !rq->chan && !valid_utf8(cwd);
-	for (size_t i = 0; i < rq->ncmd && !enc && !rq->chan; i++)
-		enc = !valid_utf8(rq->cmd[i]);
-	if (enc)
-		push_encoded(&cmd, cwd);
-	else
-		strvec_push(&cmd, cwd);
-	const char *input = rq->feed || rq->interactive ? "1" : "0";
-	if (enc) {
-		strvec_push(&cmd, EXEC_MODE_ENCODED);
-		strvec_push(&cmd, input);
-		for (size_t i = 0; i < rq->ncmd; i++)
-			push_encoded(&cmd, rq->cmd[i]);
-	} else if (!rq->chan) {
-		strvec_push(&cmd, EXEC_MODE_PLAIN);
-		strvec_push(&cmd, input);
-		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
-	} else if (!rq->nenv && rq->ncmd >= 4 && strcmp(rq->cmd[0], "/bin/sh") == 0 &&
-		   strcmp(rq->cmd[1], "-c") == 0 && chan_serves(rq->cmd[2])) {
-		/* One of our scripts: evaluated by the wrapper, no new sh. */
-		strvec_push(&cmd, EXEC_MODE_CHAN_SCRIPT);
-		strvec_push(&cmd, input);
-		strvec_push(&cmd, rq->cmd[2]);
-		strvec_push_all(&cmd, rq->cmd + 4, rq->ncmd - 4);
-	} else {
-		strvec_push(&cmd, EXEC_MODE_CHAN);
-		strvec_push(&cmd, input);
-		if (rq->nenv) {
-			strvec_push(&cmd, "env");
-			strvec_push_all(&cmd, rq->env, rq->nenv);
-		}
-		strvec_push_all(&cmd, rq->cmd, rq->ncmd);
-	}
-	free(cwd);
-	*cmd_out = cmd;
+	return (struct proto_call){
+		.workdir = rq->workdir, .cwd = rq->cwd,
+		.input = rq->feed || rq->interactive,
+		.script = rq->script, .args = rq->cmd, .nargs = rq->ncmd,
+		.env = rq->chan ? rq->env : NULL, .nenv = rq->chan ? rq->nenv : 0,
+	};
 }
 
 /* The engine client always gets a pipe for stdin: the tag goes first. */
 static void build_argv(const struct exec_req *rq, struct strvec *argv)
 {
-	struct strvec cmd;
-	wrapped(rq, &cmd);
+	struct strvec cmd = {0};
+	struct proto_call c = call_of(rq);
+	proto_exec_argv(&cmd, &c);
 	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv, true, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 }
@@ -343,7 +249,7 @@ static enum exec_outcome must_stop(const struct exec_state *st, long long now)
 		return EXEC_CANCELLED;
 	if (st->deadline >= 0 && now >= st->deadline)
 		return EXEC_TIMED_OUT;
-	if (!st->ready && st->start_deadline >= 0 && now >= st->start_deadline)
+	if (!st->rd.reply.ready && st->start_deadline >= 0 && now >= st->start_deadline)
 		return EXEC_START_LATE;
 	return EXEC_DONE;
 }
@@ -413,7 +319,7 @@ static void io_round(struct exec_state *st, int wait)
 
 static bool call_ended(const struct exec_state *st)
 {
-	return st->rq->chan && st->s[0].ended && st->s[1].ended;
+	return proto_reply_ended(&st->rd.reply);
 }
 
 /* Runs until the engine closes its output, both done markers are in
@@ -423,7 +329,7 @@ static enum exec_outcome io_loop(struct exec_state *st)
 	long long grace_end = -1;
 	while ((st->fds[0] >= 0 || st->fds[1] >= 0) && !call_ended(st) && !st->chan_dead) {
 		long long now = now_ms();
-		if (st->s[0].done && st->s[1].done && grace_end < 0)
+		if (proto_reply_done(&st->rd.reply) && grace_end < 0)
 			grace_end = now + GRACE_MS;
 		if (grace_end >= 0 && now >= grace_end)
 			break;
@@ -431,12 +337,12 @@ static enum exec_outcome io_loop(struct exec_state *st)
 		if (stop != EXEC_DONE)
 			return stop;
 		long long until = grace_end >= 0 ? grace_end : nearer(st->deadline,
-			st->ready ? -1 : st->start_deadline);
+			st->rd.reply.ready ? -1 : st->start_deadline);
 		io_round(st, until < 0 ? -1 : (int)(until - now));
 	}
 	/* A client sharing our terminal dies of the same Ctrl-C, closing the
 	 * pipes before the loop saw the signal. */
-	if (spawn_interrupted && !(st->s[0].done && st->s[1].done))
+	if (spawn_interrupted && !proto_reply_done(&st->rd.reply))
 		return EXEC_INTERRUPTED;
 	return EXEC_DONE;
 }
@@ -444,21 +350,23 @@ static enum exec_outcome io_loop(struct exec_state *st)
 static void classify(struct exec_state *st, enum exec_outcome cancelled, int engine_status)
 {
 	struct exec_res *res = st->res;
-	if (st->s[0].done && st->s[1].done) {
+	const struct proto_reply *r = &st->rd.reply;
+	res->oom = r->oom;
+	if (proto_reply_done(r)) {
 		res->outcome = EXEC_DONE;
-		res->status = st->s[1].status;
+		res->status = r->s[1].status;
 	} else if (cancelled != EXEC_DONE) {
 		res->outcome = cancelled;
-	} else if (st->nocwd) {
+	} else if (r->nocwd) {
 		res->outcome = EXEC_NO_CWD;
-	} else if (!st->ready) {
+	} else if (!r->ready) {
 		res->outcome = EXEC_NOT_STARTED;
 		res->status = engine_status;
 		sbuf_rtrim(&res->engine_err);
 		/* A call the channel's server began can't go again: if the
 		 * server said it ended, it could not start (its words are in
 		 * engine_err); else the channel died under it. */
-		if (st->rq->chan && st->s[1].begun && !st->s[1].ended)
+		if (st->rq->chan && r->s[1].begun && !r->s[1].ended)
 			res->outcome = EXEC_LOST;
 	} else {
 		res->outcome = EXEC_LOST;
@@ -469,9 +377,8 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 /* Held-back bytes that turned out not to be a marker are output. */
 static void flush_all(struct exec_state *st)
 {
+	proto_reader_flush(&st->rd);
 	for (int i = 0; i < 2; i++) {
-		struct marker_sink sink = {on_data, on_marker, &st->s[i]};
-		marker_flush(&st->s[i].scan, &sink);
 		flush(&st->s[i]);
 		sbuf_free(&st->s[i].out);
 	}
@@ -486,10 +393,8 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 {
 	const struct exec_req *rq = st->rq;
 	struct chan *c = rq->chan;
-	struct strvec cmd;
-	wrapped(rq, &cmd);
-	chan_request(&st->req, tag, rq->feed != NULL, cmd.v, cmd.n);
-	strvec_clear(&cmd);
+	struct proto_call call = call_of(rq);
+	proto_request(&st->req, tag, &call);
 	st->fds[0] = c->p.out;
 	st->fds[1] = c->p.err;
 	st->win = c->p.in; /* non-blocking since chan_open */
@@ -500,9 +405,9 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 	if (watch.fired)
 		st->cancelled = true; /* before it starts: it will not */
 	enum exec_outcome cancelled = io_loop(st);
-	bool both_done = st->s[0].done && st->s[1].done;
+	bool both_done = proto_reply_done(&st->rd.reply);
 	if (cancelled != EXEC_DONE && !both_done) {
-		st->res->kill = stop_in_container(rq, st->pgid);
+		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
 		if (!input_done(st))
 			st->chan_dead = true;
 		long long limit = now_ms() + CHAN_END_MS;
@@ -515,8 +420,8 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 		st->chan_dead = true;
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
-	if (st->chan_dead && cancelled == EXEC_DONE && st->s[1].begun && !both_done)
-		st->res->kill = stop_in_container(rq, st->pgid);
+	if (st->chan_dead && cancelled == EXEC_DONE && st->rd.reply.s[1].begun && !both_done)
+		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
 	st->res->duration_ms = now_ms() - start;
 	flush_all(st);
 	sbuf_free(&st->req);
@@ -524,7 +429,8 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 		chan_close(c);
 		st->res->chan_lost = true;
 	}
-	classify(st, cancelled, st->s[1].ended ? st->s[1].end_status : 255);
+	const struct proto_reply_stream *err = &st->rd.reply.s[1];
+	classify(st, cancelled, err->ended ? err->end_status : 255);
 }
 
 /* After a cancel: the wrapper says its process group first thing, so a
@@ -532,7 +438,7 @@ static void run_on_chan(struct exec_state *st, const char *tag)
 static void await_pgid(struct exec_state *st)
 {
 	long long end = now_ms() + PID_WAIT_MS;
-	for (long long left; !st->pgid && st->fds[1] >= 0 && (left = end - now_ms()) > 0;)
+	for (long long left; !st->rd.reply.pgid && st->fds[1] >= 0 && (left = end - now_ms()) > 0;)
 		io_round(st, (int)left);
 }
 
@@ -563,7 +469,7 @@ static int run_alone(struct exec_state *st, const char *tag, struct err *e)
 		st->start_deadline = start + rq->engine_ms;
 
 	enum exec_outcome cancelled = io_loop(st);
-	bool both_done = st->s[0].done && st->s[1].done;
+	bool both_done = proto_reply_done(&st->rd.reply);
 	if (cancelled != EXEC_DONE && !both_done)
 		await_pgid(st);
 	close_fd(&st->win);
@@ -579,7 +485,7 @@ static int run_alone(struct exec_state *st, const char *tag, struct err *e)
 	close_fd(&st->fds[1]);
 	int engine_status = proc_wait_for(&p, PROC_TERM_MS);
 	if (cancelled != EXEC_DONE && !both_done)
-		st->res->kill = stop_in_container(rq, st->pgid);
+		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
 	st->res->duration_ms = now_ms() - start;
 	flush_all(st);
 	classify(st, cancelled, engine_status);
@@ -606,63 +512,11 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 	for (int i = 0; i < 2; i++) {
 		st.s[i].st = &st;
 		st.s[i].num = i + 1;
-		marker_init(&st.s[i].scan, tag);
 	}
+	proto_reader_init(&st.rd, tag, rq->chan != NULL, on_data, &st);
 	if (!rq->chan)
 		return run_alone(&st, tag, e);
 	st.feed = rq->feed;
 	run_on_chan(&st, tag);
 	return 0;
-}
-
-void capture_init(struct capture *c, size_t max)
-{
-	memset(c, 0, sizeof(*c));
-	c->max = max;
-	c->tailcap = max - max / 2;
-	/* The tail ring is allocated when output first outgrows the head,
-	 * so memory follows the output, not the bound. */
-	c->tail = NULL;
-}
-
-void capture_add(struct capture *c, const char *buf, size_t n)
-{
-	c->total += n;
-	size_t headroom = c->max / 2 - c->head.len;
-	size_t take = n < headroom ? n : headroom;
-	sbuf_add(&c->head, buf, take);
-	buf += take;
-	n -= take;
-	if (c->tailcap == 0 || n == 0)
-		return;
-	if (!c->tail)
-		c->tail = xmalloc(c->tailcap);
-	if (n > c->tailcap) {
-		buf += n - c->tailcap;
-		n = c->tailcap;
-	}
-	c->taillen = c->taillen + n > c->tailcap ? c->tailcap : c->taillen + n;
-	while (n) {
-		size_t run = c->tailcap - c->tailpos < n ? c->tailcap - c->tailpos : n;
-		memcpy(c->tail + c->tailpos, buf, run);
-		c->tailpos = (c->tailpos + run) % c->tailcap;
-		buf += run;
-		n -= run;
-	}
-}
-
-bool capture_get(const struct capture *c, struct sbuf *out)
-{
-	sbuf_add(out, c->head.buf ? c->head.buf : "", c->head.len);
-	size_t first = (c->tailpos + c->tailcap - c->taillen) % (c->tailcap ? c->tailcap : 1);
-	for (size_t i = 0; i < c->taillen; i++)
-		sbuf_addc(out, c->tail[(first + i) % c->tailcap]);
-	return c->total > c->head.len + c->taillen;
-}
-
-void capture_free(struct capture *c)
-{
-	sbuf_free(&c->head);
-	free(c->tail);
-	c->tail = NULL;
 }

@@ -2,7 +2,8 @@
  * SCRIPT_EXEC wrapper, and tells the command's own fate apart from the
  * engine's: did it start, did it finish and with what status, did it time
  * out. On a timeout or an interrupt the command's process group is killed
- * inside the container, not only our local engine client. */
+ * inside the container, not only our local engine client. What goes
+ * over the wire, and what the answers mean, is proto.h's. */
 #ifndef SANDBOX_EXEC_H
 #define SANDBOX_EXEC_H
 
@@ -12,6 +13,7 @@
 #include "chan.h"
 #include "err.h"
 #include "feed.h"
+#include "proto.h"
 #include "util.h"
 
 /* Where the command's output goes: stream 1 or 2. Returns -1 when the
@@ -31,6 +33,7 @@ struct exec_req {
 	const char *cwd;       /* NULL: the workdir; relative: under it */
 	char *const *cmd;
 	size_t ncmd;
+	enum proto_script script; /* one of our scripts, cmd its arguments */
 	bool interactive;      /* the command reads our stdin */
 	struct feed *feed;     /* or: the command's stdin, framed (feed.h) */
 	double timeout;        /* seconds; 0: none */
@@ -94,19 +97,5 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e);
  * the MCP server: its client's cancel notification, or its end of input.
  * fd -1 turns the watch off. */
 void exec_watch(int fd, bool (*check)(void *ctx), void *ctx);
-
-/* A sink that keeps the first and last max/2 bytes of each stream. */
-struct capture {
-	struct sbuf head;
-	char *tail; /* ring of tailcap bytes */
-	size_t tailcap, tailpos, taillen;
-	size_t max;
-	unsigned long long total;
-};
-void capture_init(struct capture *c, size_t max);
-void capture_add(struct capture *c, const char *buf, size_t n);
-/* The kept bytes, head then tail, into out; true if some were cut. */
-bool capture_get(const struct capture *c, struct sbuf *out);
-void capture_free(struct capture *c);
 
 #endif

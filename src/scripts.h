@@ -17,12 +17,9 @@ extern const char SCRIPT_KEEPALIVE[];
  * then, once it entered WORKDIR (created if missing) and CWD (relative
  * to it), "ready" on stderr (or "nocwd" and exit 1); runs the command,
  * then a done marker carrying the status on stdout and on stderr, and
- * exits with that status. Markers are "\036TAG:WORD\036". */
+ * exits with that status. Markers are "\036TAG:WORD\036". The host's
+ * side of all this (modes, words, the request) is proto.h. */
 extern const char SCRIPT_EXEC[];
-#define EXEC_MODE_PLAIN "0"
-#define EXEC_MODE_ENCODED "1"
-#define EXEC_MODE_CHAN "2"
-#define EXEC_MODE_CHAN_SCRIPT "3"
 
 /* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
  * PGID. TERM to its process group, KILL a second later; answers "gone"

@@ -38,24 +38,17 @@ static int tool_sink(void *ctx, int stream, const char *buf, size_t n)
 	return 0;
 }
 
-int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
+int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const *args,
 	     size_t nargs, struct feed *feed, bool direct, struct tool_out *out, struct err *e)
 {
-	struct strvec cmd = {0};
-	strvec_push(&cmd, "/bin/sh");
-	strvec_push(&cmd, "-c");
-	strvec_push(&cmd, script);
-	strvec_push(&cmd, "sh");
-	strvec_push_all(&cmd, args, nargs);
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
-		.cmd = cmd.v, .ncmd = cmd.n, .timeout = ws_step_timeout(a),
+		.script = script, .cmd = args, .ncmd = nargs, .timeout = ws_step_timeout(a),
 		.feed = feed, .interactive = direct, .sink = {tool_sink, out},
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
-	strvec_clear(&cmd);
 	if (rc < 0)
 		return -1;
 	sbuf_free(&res.engine_err);

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "feed.h"
 #include "json.h"
+#include "proto.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -26,10 +27,10 @@ struct tool_out {
 	struct sbuf err;  /* the start of its stderr, for messages */
 };
 
-/* Runs sh -c SCRIPT sh ARGS... in ws, with the feed on its stdin, or
+/* Runs one of our scripts (proto.h), sh -c SCRIPT sh ARGS..., in ws, with the feed on its stdin, or
  * (direct) our own stdin, or nothing. Returns 0 when the script ran to
  * its end (or body stopped it), -1 with e set otherwise. */
-int tool_run(struct app *a, struct ws *ws, const char *script, char *const *args,
+int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const *args,
 	     size_t nargs, struct feed *feed, bool direct, struct tool_out *out, struct err *e);
 void tool_out_free(struct tool_out *out);
 

@@ -1,5 +1,5 @@
 /* fuzz_chan.c: a libFuzzer target for the channel's request encoding
- * (chan_request in src/chan.c): the argv of a call, sent to the server
+ * (proto_request_* in src/proto.c): the argv of a call, sent to the server
  * in the workspace (SCRIPT_SERVE) as lines that it reads back with
  * `IFS= read -r`. An argv that came out otherwise would run another
  * command than the one asked for.
@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "chan.h"
 #include "fuzz.h"
+#include "proto.h"
 #include "scripts.h"
 #include "util.h"
 
@@ -173,19 +173,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nul && p == end)
 			strvec_push(&argv, "");
 	}
-	if (argv.n && data[1] % 8 < ARRAY_LEN(fz_chan_scripts)) {
-		size_t j = (size_t)(data[1] / 8) % argv.n;
+	/* The argument that goes as a slot, "@N": none, or j. */
+	size_t j = argv.n;
+	int slot = data[1] % 8;
+	if (argv.n && slot < PROTO_NSLOTS) {
+		j = (size_t)(data[1] / 8) % argv.n;
 		free(argv.v[j]);
-		argv.v[j] = xstrdup(fz_chan_scripts[data[1] % 8]);
+		argv.v[j] = xstrdup(fz_chan_scripts[slot]);
 	}
 	/* Tags are 16 hex digits (random_hex); from the flags here. */
 	char tag[17];
 	snprintf(tag, sizeof(tag), "%016x", (unsigned)data[0] * 0x01010101u);
-	CHECK(chan_serves(SCRIPT_EXEC) && !chan_serves(SCRIPT_KILL));
+	for (int k = 0; k < PROTO_NSLOTS; k++)
+		CHECK(proto_slot_text(k) == fz_chan_scripts[k]);
+	CHECK(!proto_slot_text(PROTO_NSLOTS) && !proto_slot_text(-1));
 
 	struct sbuf req = {0};
 	sbuf_add(&req, "", 0);
-	chan_request(&req, tag, with_stdin, argv.v, argv.n);
+	proto_request_head(&req, tag, with_stdin, argv.n);
+	for (size_t i = 0; i < argv.n; i++)
+		if (i == j)
+			proto_request_slot(&req, slot);
+		else
+			proto_request_value(&req, argv.v[i]);
 	fz_chan_decode_check(&req, tag, with_stdin, argv.v, argv.n);
 
 	sbuf_free(&req);
