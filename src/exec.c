@@ -16,7 +16,6 @@
 #include "engine.h"
 #include "proto.h"
 #include "spawn.h"
-#include "utf8.h"
 
 /* After both done markers, how long the engine client gets to close its
  * pipes before we stop waiting: only a background process that holds

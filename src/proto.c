@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scripts.h"
+#include "utf8.h"
 
 /* In the server's order: the slot of a script is its enum's value. */
 static const char *const slots[PROTO_NSLOTS] = {
@@ -22,16 +23,6 @@ const char *proto_slot_text(int slot)
 }
 
 /* ---- asking ---- */
-
-static bool valid_utf8(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	for (size_t i = 0, len; i < n; i += len)
-		if (!(len = utf8_len(p + i, n - i)))
-			return false;
-	return true;
-}
 
 static void push_encoded(struct strvec *sv, const char *s)
 {
@@ -72,9 +63,9 @@ void proto_exec_argv(struct strvec *out, const struct proto_call *c)
 	struct strvec cmd = {0};
 	command_line(&cmd, c);
 	char *cwd = cwd_arg(c);
-	bool enc = !valid_utf8(cwd);
+	bool enc = !utf8_valid(cwd);
 	for (size_t i = 0; i < cmd.n && !enc; i++)
-		enc = !valid_utf8(cmd.v[i]);
+		enc = !utf8_valid(cmd.v[i]);
 	strvec_push(out, "/bin/sh");
 	strvec_push(out, "-c");
 	strvec_push(out, SCRIPT_EXEC);
