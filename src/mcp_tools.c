@@ -1,12 +1,12 @@
 /* mcp_tools.c: see mcp_tools.h. */
 #include "mcp_tools.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "jvb.h"
 #include "opts.h"
 #include "tools.h"
 #include "utf8.h"
@@ -207,191 +207,6 @@ static void cap_text(struct sbuf *text, long limit)
 	*text = out;
 }
 
-/* ---- structuredContent, capped as the text is ----
- *
- * The object a command prints, written again with at most output_limit
- * characters: what its strings hold, and all of each element of its
- * arrays (keys, numbers and punctuation too). The members of an object
- * share its room fairly: the smaller ones are kept whole, the larger
- * ones get equal parts of the rest. A string cut keeps its first
- * characters, and its object gets KEY_truncated: true and KEY_bytes, the
- * bytes of the whole string (an object that has them already, as exec's
- * does, keeps its KEY_bytes); an array keeps the elements that fit whole,
- * and its object gets KEY_truncated: true and KEY_count, the elements it
- * had. So its JSON stays within about 6 bytes a character of the limit,
- * whatever the command put in it. */
-
-/* What a value costs as an element of an array: all of it. */
-static size_t cap_whole(const struct jv *v)
-{
-	size_t cost = 1;
-	switch (v->type) {
-	case JV_STRING:
-		return 2 + utf8_chars(v->str.s, v->str.len);
-	case JV_NUMBER:
-		return v->num.text_len;
-	case JV_ARRAY:
-		for (size_t i = 0; i < v->arr.count; i++)
-			cost += 1 + cap_whole(&v->arr.items[i]);
-		return cost;
-	case JV_OBJECT:
-		for (size_t i = 0; i < v->obj.count; i++)
-			cost += v->obj.members[i].key_len + 4 + cap_whole(&v->obj.members[i].value);
-		return cost;
-	default:
-		return 5;
-	}
-}
-
-/* The room a value needs to be kept whole. */
-static size_t cap_need(const struct jv *v)
-{
-	size_t need = 0;
-	switch (v->type) {
-	case JV_STRING:
-		return utf8_chars(v->str.s, v->str.len);
-	case JV_ARRAY:
-		for (size_t i = 0; i < v->arr.count; i++)
-			need += 1 + cap_whole(&v->arr.items[i]);
-		return need;
-	case JV_OBJECT:
-		for (size_t i = 0; i < v->obj.count; i++)
-			need += cap_need(&v->obj.members[i].value);
-		return need;
-	default:
-		return 0;
-	}
-}
-
-static void cap_value(struct json *j, const struct jv *v, size_t room);
-
-static void cap_string(struct json *j, const struct jv *v, size_t room)
-{
-	json_strn(j, v->str.s, utf8_prefix(v->str.s, v->str.len, room));
-}
-
-static void cap_array(struct json *j, const struct jv *v, size_t room)
-{
-	json_arr_open(j);
-	for (size_t i = 0; i < v->arr.count; i++) {
-		size_t cost = 1 + cap_whole(&v->arr.items[i]);
-		if (cost > room)
-			break;
-		room -= cost;
-		cap_value(j, &v->arr.items[i], SIZE_MAX);
-	}
-	json_arr_close(j);
-}
-
-/* null, a boolean or a number, as it was. */
-static void cap_plain(struct json *j, const struct jv *v)
-{
-	if (v->type == JV_BOOL) {
-		json_bool(j, v->b);
-	} else if (v->type == JV_NUMBER) {
-		if (j->need_comma)
-			sbuf_addc(&j->out, ',');
-		sbuf_add(&j->out, v->num.text, v->num.text_len);
-		j->need_comma = true;
-	} else {
-		json_null(j);
-	}
-}
-
-/* Whether key is NAME + suffix for a member NAME that is cut. */
-static bool cap_marks(const struct jv *obj, const bool *cut, const char *key, size_t len,
-		      const char *suffix)
-{
-	size_t sl = strlen(suffix);
-	if (len <= sl || memcmp(key + len - sl, suffix, sl) != 0)
-		return false;
-	for (size_t i = 0; i < obj->obj.count; i++) {
-		const struct jv_member *m = &obj->obj.members[i];
-		if (cut[i] && m->key_len == len - sl && memcmp(m->key, key, m->key_len) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* NAME_truncated and NAME_bytes (or NAME_count) of a cut string or
- * array NAME, where the object lacks them. */
-static void cap_add_marks(struct json *j, const struct jv *obj, const struct jv_member *m)
-{
-	bool is_str = m->value.type == JV_STRING;
-	char *t = xasprintf("%.*s_truncated", (int)m->key_len, m->key);
-	char *n = xasprintf("%.*s_%s", (int)m->key_len, m->key, is_str ? "bytes" : "count");
-	if (!jv_get(obj, t)) {
-		json_key(j, t);
-		json_bool(j, true);
-	}
-	if (!jv_get(obj, n)) {
-		json_key(j, n);
-		json_int(j, (long long)(is_str ? m->value.str.len : m->value.arr.count));
-	}
-	free(t);
-	free(n);
-}
-
-/* Each member's share of the room: smallest need first, each gets what
- * it needs up to an equal part of what is left. */
-static void cap_shares(const struct jv *v, size_t room, size_t *need, size_t *share)
-{
-	size_t count = v->obj.count;
-	size_t *order = xmalloc((count ? count : 1) * sizeof(*order));
-	for (size_t i = 0; i < count; i++) {
-		need[i] = cap_need(&v->obj.members[i].value);
-		size_t k = i;
-		for (; k > 0 && need[order[k - 1]] > need[i]; k--)
-			order[k] = order[k - 1];
-		order[k] = i;
-	}
-	for (size_t k = 0; k < count; k++) {
-		size_t i = order[k], part = room / (count - k);
-		share[i] = need[i] < part ? need[i] : part;
-		room -= share[i];
-	}
-	free(order);
-}
-
-static void cap_object(struct json *j, const struct jv *v, size_t room)
-{
-	size_t count = v->obj.count, n = count ? count : 1;
-	size_t *need = xmalloc(n * sizeof(*need)), *share = xmalloc(n * sizeof(*share));
-	bool *cut = xmalloc(n * sizeof(*cut));
-	cap_shares(v, room, need, share);
-	for (size_t i = 0; i < count; i++) {
-		enum jv_type t = v->obj.members[i].value.type;
-		cut[i] = need[i] > share[i] && (t == JV_STRING || t == JV_ARRAY);
-	}
-	json_obj_open(j);
-	for (size_t i = 0; i < count; i++) {
-		const struct jv_member *m = &v->obj.members[i];
-		json_keyn(j, m->key, m->key_len);
-		if (cap_marks(v, cut, m->key, m->key_len, "_truncated"))
-			json_bool(j, true);
-		else
-			cap_value(j, &m->value, share[i]);
-	}
-	for (size_t i = 0; i < count; i++)
-		if (cut[i])
-			cap_add_marks(j, v, &v->obj.members[i]);
-	json_obj_close(j);
-	free(need);
-	free(share);
-	free(cut);
-}
-
-/* Writes v into j within `room` characters. */
-static void cap_value(struct json *j, const struct jv *v, size_t room)
-{
-	switch (v->type) {
-	case JV_STRING: cap_string(j, v, room); break;
-	case JV_ARRAY: cap_array(j, v, room); break;
-	case JV_OBJECT: cap_object(j, v, room); break;
-	default: cap_plain(j, v); break;
-	}
-}
-
 /* The result of a call: text for the model, the CLI's JSON object as
  * structuredContent, and isError. */
 static void tool_result(struct sbuf *res, const struct sbuf *text, const char *structured,
@@ -437,7 +252,7 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 	bool is_error = t->id == C_EXEC && (status != 0 || timed_out);
 	struct json capped = {0};
 	if (v) {
-		cap_value(&capped, v, (size_t)call->output_limit);
+		json_jv(&capped, v, (size_t)call->output_limit);
 	} else {
 		sbuf_adds(&capped.out, "{}");
 	}
