@@ -9,8 +9,9 @@
 #include "app.h"
 #include "diff.h"
 #include "feed.h"
-#include "json.h"
+#include "jvb.h"
 #include "opts.h"
+#include "results.h"
 #include "sha256.h"
 #include "scripts.h"
 #include "tools.h"
@@ -138,42 +139,6 @@ void edit_omitted_note(struct sbuf *out, long long line, long long old_lines,
 		  EDIT_DIFF_MAX >> 20, line, old_lines, old_lines == 1 ? "" : "s", new_lines);
 }
 
-static void print_edit(struct app *a, const char *path, size_t n, const struct sbuf *diff,
-		       const struct diff_span *omitted, const char *sha)
-{
-	if (!a->json) {
-		struct sbuf note = {0};
-		if (omitted)
-			edit_omitted_note(&note, omitted->line, omitted->old_lines, omitted->new_lines);
-		fwrite(diff->buf ? diff->buf : "", 1, diff->len, stdout);
-		fwrite(note.buf ? note.buf : "", 1, note.len, stdout);
-		sbuf_free(&note);
-		return;
-	}
-	struct json j = {0};
-	tool_json_begin(&j, a);
-	json_key(&j, "path");
-	json_str(&j, path);
-	json_key(&j, "replacements");
-	json_int(&j, (long long)n);
-	json_key(&j, "diff");
-	json_strn(&j, diff->buf ? diff->buf : "", diff->len);
-	if (omitted) {
-		json_key(&j, "diff_omitted");
-		json_obj_open(&j);
-		json_key(&j, "line");
-		json_int(&j, omitted->line);
-		json_key(&j, "old_lines");
-		json_int(&j, omitted->old_lines);
-		json_key(&j, "new_lines");
-		json_int(&j, omitted->new_lines);
-		json_obj_close(&j);
-	}
-	json_key(&j, "sha256");
-	json_str(&j, sha);
-	tool_json_end(&j, a);
-}
-
 /* Finds the matches and builds the new content; -1 with e set unless
  * there is exactly one, or --all. The file decides how many matches
  * there are: the new content, like the file, must stay within EDIT_MAX. */
@@ -220,8 +185,8 @@ static int check_texts(struct app *a, struct err *e)
 	return 0;
 }
 
-static int do_edit(struct app *a, struct ws *ws, const char *path, const char *shown,
-		   struct err *e)
+static int edit_in(struct app *a, struct ws *ws, const char *path, const char *shown,
+		   struct edit_result *res, struct err *e)
 {
 	char *arg = tool_arg_path(path, e);
 	if (!arg)
@@ -233,7 +198,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
 	tool_out_free(&out);
-	char sha[65], newsha[65];
+	char sha[65];
 	if (rc == 0 && s.too_big)
 		rc = err_set(e, ERR_FAILED, "%s: larger than %d MiB; too large to edit here", shown, EDIT_MAX >> 20);
 	if (rc == 0 && tool_is_binary(s.data.buf, s.data.len))
@@ -244,7 +209,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 			rc = err_set(e, ERR_FAILED, "%s: the file changed since it was read (its sha256 is now %s); read it again",
 				     shown, sha);
 	}
-	struct sbuf old = {0}, new = {0}, result = {0}, diff = {0};
+	struct sbuf old = {0}, new = {0}, result = {0};
 	size_t n = 0;
 	if (rc == 0) {
 		sbuf_add(&old, a->old_text.buf, a->old_text.len);
@@ -262,7 +227,7 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		struct feed feed;
 		bool created;
 		feed_init_buf(&feed, result.buf ? result.buf : "", result.len);
-		rc = tool_write(a, ws, path, &feed, 0, sha, newsha, &created, e);
+		rc = tool_write(a, ws, path, &feed, 0, sha, res->sha256, &created, e);
 		feed_free(&feed);
 	}
 	if (rc == 0) {
@@ -270,21 +235,28 @@ static int do_edit(struct app *a, struct ws *ws, const char *path, const char *s
 		 * the texts differ is said instead. */
 		struct diff_limits lim = {DIFF_LINES_MAX, EDIT_DIFF_MAX};
 		struct diff_span span;
-		enum diff_kind kind = diff_unified(&diff, shown, shown, s.data.buf ? s.data.buf : "",
-						   s.data.len, result.buf ? result.buf : "",
-						   result.len, 3, &lim, &span);
-		print_edit(a, path, n, &diff, kind == DIFF_OMITTED ? &span : NULL, newsha);
+		enum diff_kind kind = diff_unified(&res->diff, shown, shown,
+						   s.data.buf ? s.data.buf : "", s.data.len,
+						   result.buf ? result.buf : "", result.len, 3, &lim,
+						   &span);
+		res->replacements = (long long)n;
+		res->omitted = kind == DIFF_OMITTED;
+		if (res->omitted) {
+			res->omitted_line = span.line;
+			res->omitted_old = span.old_lines;
+			res->omitted_new = span.new_lines;
+		}
 	}
 	sbuf_free(&s.data);
 	sbuf_free(&old);
 	sbuf_free(&new);
 	sbuf_free(&result);
-	sbuf_free(&diff);
 	return rc;
 }
 
-int cmd_edit(struct app *a, struct err *e)
+int do_edit(struct app *a, struct edit_result *res, struct err *e)
 {
+	*res = (struct edit_result){0};
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0 || check_texts(a, e) < 0)
 		return -1;
@@ -296,8 +268,29 @@ int cmd_edit(struct app *a, struct err *e)
 		return -1;
 	struct sbuf shown = {0};
 	tool_show_path(&shown, path, false);
-	int rc = do_edit(a, &ws, path, shown.buf, e);
+	int rc = edit_in(a, &ws, path, shown.buf, res, e);
 	sbuf_free(&shown);
 	ws_free(&ws);
+	res->workspace = a->ws_name;
+	res->path = path;
+	if (rc < 0)
+		edit_result_free(res);
 	return rc;
+}
+
+int cmd_edit(struct app *a, struct err *e)
+{
+	struct edit_result r;
+	if (do_edit(a, &r, e) < 0)
+		return -1;
+	if (a->json) {
+		struct jv t = {0};
+		edit_tree(&t, &r);
+		present_json(a->out, &t);
+		jvb_free(&t);
+	} else {
+		edit_text(stdout, &r);
+	}
+	edit_result_free(&r);
+	return 0;
 }

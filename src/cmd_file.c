@@ -8,8 +8,9 @@
 
 #include "app.h"
 #include "feed.h"
-#include "json.h"
+#include "jvb.h"
 #include "opts.h"
+#include "results.h"
 #include "sha256.h"
 #include "scripts.h"
 #include "tools.h"
@@ -125,43 +126,22 @@ static int raw_body(void *ctx, const char *buf, size_t n)
 	return spawn_write_out(1, buf, n);
 }
 
-static void print_read(struct reader *r, const char *path, const char *sha)
+/* Ends the last line and hands what was shown to res. */
+static void read_fill(struct reader *r, struct read_result *res)
 {
 	long total = r->line - 1 + (r->line_open ? 1 : 0);
 	if (r->line_open && shown_line(r))
 		end_line(r);
-	long next = r->offset + r->shown;
-	long rest = total >= next ? total - next + 1 : 0;
-	if (r->a->json) {
-		struct json j = {0};
-		tool_json_begin(&j, r->a);
-		json_key(&j, "path");
-		json_str(&j, path);
-		json_key(&j, "content");
-		json_strn(&j, r->text.buf ? r->text.buf : "", r->text.len);
-		json_key(&j, "start_line");
-		json_int(&j, r->offset);
-		json_key(&j, "lines");
-		json_int(&j, r->shown);
-		json_key(&j, "total_lines");
-		json_int(&j, total);
-		json_key(&j, "truncated");
-		json_bool(&j, rest > 0);
-		json_key(&j, "size");
-		json_int(&j, (long long)r->bytes);
-		json_key(&j, "sha256");
-		json_str(&j, sha);
-		tool_json_end(&j, r->a);
-		return;
-	}
-	if (total == 0)
-		printf("(empty file)\n");
-	fwrite(r->text.buf ? r->text.buf : "", 1, r->text.len, stdout);
-	if (rest > 0)
-		printf("(%ld more line%s; continue with --offset %ld)\n", rest, rest == 1 ? "" : "s", next);
+	res->content = r->text;
+	r->text = (struct sbuf){0};
+	res->start_line = r->offset;
+	res->lines = r->shown;
+	res->total_lines = total;
+	res->size = r->bytes;
 }
 
-static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e)
+static int read_in(struct app *a, struct ws *ws, const char *path, struct read_result *res,
+		   struct err *e)
 {
 	char *arg = tool_arg_path(path, e);
 	if (!arg)
@@ -196,10 +176,9 @@ static int do_read(struct app *a, struct ws *ws, const char *path, struct err *e
 				     shown.buf, opt_say(a, O_OFFSET), r.offset, total);
 		else {
 			unsigned char digest[32];
-			char hex[65];
 			sha256_final(&r.hash, digest);
-			sha256_hex(digest, hex);
-			print_read(&r, path, hex);
+			sha256_hex(digest, res->sha256);
+			read_fill(&r, res);
 		}
 		sbuf_free(&shown);
 	}
@@ -217,8 +196,9 @@ int tool_one_path(struct app *a, const char **path, struct err *e)
 	return 0;
 }
 
-int cmd_read(struct app *a, struct err *e)
+int do_read(struct app *a, struct read_result *res, struct err *e)
 {
+	*res = (struct read_result){0};
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0)
 		return -1;
@@ -227,9 +207,30 @@ int cmd_read(struct app *a, struct err *e)
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
 		return -1;
-	int rc = do_read(a, &ws, path, e);
+	int rc = read_in(a, &ws, path, res, e);
 	ws_free(&ws);
+	res->workspace = a->ws_name;
+	res->path = path;
+	if (rc < 0)
+		read_result_free(res);
 	return rc;
+}
+
+int cmd_read(struct app *a, struct err *e)
+{
+	struct read_result r;
+	if (do_read(a, &r, e) < 0)
+		return -1;
+	if (a->json) {
+		struct jv t = {0};
+		read_tree(&t, &r);
+		present_json(a->out, &t);
+		jvb_free(&t);
+	} else if (!a->raw) {
+		read_text(stdout, &r);
+	}
+	read_result_free(&r);
+	return 0;
 }
 
 int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
@@ -277,30 +278,6 @@ int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed
 	return rc;
 }
 
-static void print_write(struct app *a, const char *path, unsigned long long bytes,
-			const char *sha, bool created)
-{
-	if (a->json) {
-		struct json j = {0};
-		tool_json_begin(&j, a);
-		json_key(&j, "path");
-		json_str(&j, path);
-		json_key(&j, "bytes");
-		json_int(&j, (long long)bytes);
-		json_key(&j, "sha256");
-		json_str(&j, sha);
-		json_key(&j, "created");
-		json_bool(&j, created);
-		tool_json_end(&j, a);
-		return;
-	}
-	struct sbuf shown = {0};
-	tool_show_path(&shown, path, false);
-	printf("wrote %llu byte%s to %s%s\n", bytes, bytes == 1 ? "" : "s", shown.buf,
-	       created ? " (new file)" : "");
-	sbuf_free(&shown);
-}
-
 /* Bytes left in stdin when it is a regular file, or -1. */
 static long long stdin_file_size(void)
 {
@@ -311,8 +288,9 @@ static long long stdin_file_size(void)
 	return (long long)st.st_size - (pos > 0 ? (long long)pos : 0);
 }
 
-int cmd_write(struct app *a, struct err *e)
+int do_write(struct app *a, struct write_result *res, struct err *e)
 {
+	*res = (struct write_result){0};
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0)
 		return -1;
@@ -334,13 +312,29 @@ int cmd_write(struct app *a, struct err *e)
 		feed_free(&feed);
 		return -1;
 	}
-	char sha[65];
-	bool created = false;
 	int rc = tool_write(a, &ws, path, direct >= 0 ? NULL : &feed,
-			    direct >= 0 ? (unsigned long long)direct : 0, NULL, sha, &created, e);
-	if (rc == 0)
-		print_write(a, path, direct >= 0 ? (unsigned long long)direct : feed.sent, sha, created);
+			    direct >= 0 ? (unsigned long long)direct : 0, NULL, res->sha256,
+			    &res->created, e);
+	res->workspace = a->ws_name;
+	res->path = path;
+	res->bytes = direct >= 0 ? (unsigned long long)direct : feed.sent;
 	feed_free(&feed);
 	ws_free(&ws);
 	return rc;
+}
+
+int cmd_write(struct app *a, struct err *e)
+{
+	struct write_result r;
+	if (do_write(a, &r, e) < 0)
+		return -1;
+	if (a->json) {
+		struct jv t = {0};
+		write_tree(&t, &r);
+		present_json(a->out, &t);
+		jvb_free(&t);
+	} else {
+		write_text(stdout, &r);
+	}
+	return 0;
 }

@@ -13,7 +13,9 @@
 #include "glob.h"
 #include "grep.h"
 #include "json.h"
+#include "jvb.h"
 #include "opts.h"
+#include "results.h"
 #include "listing.h"
 #include "scripts.h"
 #include "tools.h"
@@ -92,53 +94,25 @@ static int glob_body(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
-static void print_glob(struct app *a, const char *pattern, const struct listing_newest *t)
+/* The names kept, joined to the base directory, into res. */
+static void glob_fill(struct app *a, const char *pattern, const struct listing_newest *t,
+		      struct glob_result *res)
 {
-	size_t shown = t->n;
-	unsigned long long more = t->total - shown;
-	if (a->json) {
-		struct json j = {0};
-		tool_json_begin(&j, a);
-		json_key(&j, "pattern");
-		json_str(&j, pattern);
-		json_key(&j, "path");
-		json_str(&j, base_dir(a));
-		json_key(&j, "matches");
-		json_arr_open(&j);
-		for (size_t i = 0; i < shown; i++) {
-			char *p = tool_join(base_dir(a), t->v[i].rel);
-			json_str(&j, p);
-			free(p);
-			search_json_flush(&j, a->out);
-		}
-		json_arr_close(&j);
-		json_key(&j, "total");
-		json_int(&j, (long long)t->total);
-		json_key(&j, "truncated");
-		json_bool(&j, more > 0);
-		tool_json_end(&j, a);
-		return;
-	}
-	struct sbuf line = {0};
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		char *p = tool_join(base_dir(a), t->v[i].rel);
-		tool_show_path(&line, p, false);
-		sbuf_addc(&line, '\n');
-		search_line_out(&line);
+		strvec_push(&res->matches, p);
 		free(p);
 	}
-	if (more && shown < (size_t)a->limit)
-		sbuf_addf(&line, "(%llu more match%s; the output stops at %zu MiB: narrow the pattern)\n",
-			  more, more == 1 ? "" : "es", SEARCH_SHOWN_MAX >> 20);
-	else if (more)
-		sbuf_addf(&line, "(%llu more match%s; raise --limit or narrow the pattern)\n", more,
-			  more == 1 ? "" : "es");
-	search_line_out(&line);
-	sbuf_free(&line);
+	res->pattern = pattern;
+	res->path = base_dir(a);
+	res->total = t->total;
+	res->limit = a->limit;
+	res->max_bytes = SEARCH_SHOWN_MAX;
 }
 
-int cmd_glob(struct app *a, struct err *e)
+int do_glob(struct app *a, struct glob_result *res, struct err *e)
 {
+	*res = (struct glob_result){0};
 	const char *pattern = NULL;
 	if (one_pattern(a, &pattern, e) < 0)
 		return -1;
@@ -167,12 +141,10 @@ int cmd_glob(struct app *a, struct err *e)
 	if (rc == 0) {
 		listing_finish(&r.listing);
 		listing_newest_sort(&r.newest);
-		print_glob(a, pattern, &r.newest);
-		if (r.newest.total == 0) {
-			if (!a->json)
-				fprintf(stderr, "sandbox: glob: no file matches\n");
+		glob_fill(a, pattern, &r.newest, res);
+		res->workspace = a->ws_name;
+		if (r.newest.total == 0)
 			rc = 1;
-		}
 	}
 	listing_free(&r.listing);
 	listing_newest_free(&r.newest);
@@ -180,6 +152,26 @@ int cmd_glob(struct app *a, struct err *e)
 	free(arg);
 	ws_free(&ws);
 	glob_free(gp);
+	return rc;
+}
+
+int cmd_glob(struct app *a, struct err *e)
+{
+	struct glob_result r;
+	int rc = do_glob(a, &r, e);
+	if (rc < 0)
+		return -1;
+	if (a->json) {
+		struct jv t = {0};
+		glob_tree(&t, &r);
+		present_json(a->out, &t);
+		jvb_free(&t);
+	} else {
+		glob_text(stdout, &r);
+		if (rc == 1)
+			fprintf(stderr, "sandbox: glob: no file matches\n");
+	}
+	glob_result_free(&r);
 	return rc;
 }
 

@@ -1,9 +1,10 @@
 /* mcp_tools.h: the six tools as an MCP client sees them. Their
  * descriptions and arguments are rows of opts.c's tables (the JSON
  * Schemas of tools/list, the check of a call's arguments, the options
- * they set on the call). A call's result is made from the JSON object the
- * CLI prints: that object as structuredContent, and a text for the
- * model, capped. */
+ * they set on the call). A call's result is a text for the model and
+ * the tree of the CLI's JSON object as structuredContent, both capped.
+ * read, write, edit and glob make them from their typed results
+ * (results.h); exec and grep still from the JSON their command prints. */
 #ifndef SANDBOX_MCP_TOOLS_H
 #define SANDBOX_MCP_TOOLS_H
 
@@ -31,13 +32,21 @@ int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *
  * -1 with e set for a value the command line refuses too. */
 int mcp_tool_apply(const struct mcp_tool *t, struct app *call, const struct jv *args,
 		   struct err *e);
-/* Runs the tool's command (in JSON mode, into call->out). */
+/* Runs the tool: a typed one writes its whole tools/call result on
+ * call->out; the others their command's JSON object. */
 int mcp_tool_run(const struct mcp_tool *t, struct app *call, struct err *e);
 
-/* Appends the tools/call result for the JSON object the command printed
- * (json, len), or for its error; ref is the workspace, or NULL. */
+/* Appends the tools/call result for what mcp_tool_run wrote (json, len):
+ * as it is for a typed tool, else made from the JSON object. Or for an
+ * error; ref is the workspace, or NULL. */
 void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct app *call,
 		     const char *json, size_t len);
 void mcp_error_result(struct sbuf *res, const struct err *e, const char *ref);
+
+/* A tools/call result: text for the model and tree as structuredContent,
+ * each byte that is not UTF-8 in either as U+FFFD, both capped at
+ * output_limit characters (the tree's strings may be replaced). */
+void mcp_result(struct sbuf *res, const struct sbuf *text, struct jv *tree, long output_limit,
+		bool is_error);
 
 #endif

@@ -1,0 +1,212 @@
+/* present.c: the presenters of results.h: each result as the CLI's
+ * text, as its --json tree, and as the text for an MCP client's model.
+ * They only render: what a command found is decided before them. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "jvb.h"
+#include "results.h"
+#include "tools.h"
+
+void present_json(FILE *f, const struct jv *t)
+{
+	struct json j = {0};
+	json_jv(&j, t, SIZE_MAX);
+	json_print(&j, f);
+	sbuf_free(&j.out);
+}
+
+static void put_str(struct jv *obj, const char *key, const char *s)
+{
+	jvb_str(jvb_put(obj, key), s);
+}
+
+static void put_int(struct jv *obj, const char *key, long long i)
+{
+	jvb_int(jvb_put(obj, key), i);
+}
+
+static void put_bool(struct jv *obj, const char *key, bool b)
+{
+	jvb_bool(jvb_put(obj, key), b);
+}
+
+/* Every file tool's object starts with the workspace it acted on. */
+static void tree_begin(struct jv *t, const char *workspace)
+{
+	jvb_obj(t);
+	put_str(t, "workspace", workspace);
+}
+
+/* ---- read ---- */
+
+/* The lines after those shown. */
+static long read_rest(const struct read_result *r)
+{
+	long next = r->start_line + r->lines;
+	return r->total_lines >= next ? r->total_lines - next + 1 : 0;
+}
+
+void read_text(FILE *f, const struct read_result *r)
+{
+	long rest = read_rest(r);
+	if (r->total_lines == 0)
+		fprintf(f, "(empty file)\n");
+	fwrite(r->content.buf ? r->content.buf : "", 1, r->content.len, f);
+	if (rest > 0)
+		fprintf(f, "(%ld more line%s; continue with --offset %ld)\n", rest,
+			rest == 1 ? "" : "s", r->start_line + r->lines);
+}
+
+void read_tree(struct jv *t, const struct read_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "path", r->path);
+	jvb_strn(jvb_put(t, "content"), r->content.buf, r->content.len);
+	put_int(t, "start_line", r->start_line);
+	put_int(t, "lines", r->lines);
+	put_int(t, "total_lines", r->total_lines);
+	put_bool(t, "truncated", read_rest(r) > 0);
+	put_int(t, "size", (long long)r->size);
+	put_str(t, "sha256", r->sha256);
+}
+
+void read_model(struct sbuf *out, const struct read_result *r)
+{
+	long rest = read_rest(r);
+	if (r->total_lines == 0)
+		sbuf_adds(out, "(empty file)\n");
+	sbuf_add(out, r->content.buf ? r->content.buf : "", r->content.len);
+	if (rest > 0)
+		sbuf_addf(out, "(%ld more lines; continue with offset %ld)\n", rest,
+			  r->start_line + r->lines);
+}
+
+void read_result_free(struct read_result *r)
+{
+	sbuf_free(&r->content);
+}
+
+/* ---- write ---- */
+
+void write_text(FILE *f, const struct write_result *r)
+{
+	struct sbuf shown = {0};
+	tool_show_path(&shown, r->path, false);
+	fprintf(f, "wrote %llu byte%s to %s%s\n", r->bytes, r->bytes == 1 ? "" : "s", shown.buf,
+		r->created ? " (new file)" : "");
+	sbuf_free(&shown);
+}
+
+void write_tree(struct jv *t, const struct write_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "path", r->path);
+	put_int(t, "bytes", (long long)r->bytes);
+	put_str(t, "sha256", r->sha256);
+	put_bool(t, "created", r->created);
+}
+
+void write_model(struct sbuf *out, const struct write_result *r)
+{
+	sbuf_addf(out, "wrote %lld bytes to %s%s", (long long)r->bytes, r->path,
+		  r->created ? " (new file)" : "");
+}
+
+/* ---- edit ---- */
+
+static void edit_note(struct sbuf *out, const struct edit_result *r)
+{
+	if (r->omitted)
+		edit_omitted_note(out, r->omitted_line, r->omitted_old, r->omitted_new);
+}
+
+void edit_text(FILE *f, const struct edit_result *r)
+{
+	struct sbuf note = {0};
+	edit_note(&note, r);
+	fwrite(r->diff.buf ? r->diff.buf : "", 1, r->diff.len, f);
+	fwrite(note.buf ? note.buf : "", 1, note.len, f);
+	sbuf_free(&note);
+}
+
+void edit_tree(struct jv *t, const struct edit_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "path", r->path);
+	put_int(t, "replacements", r->replacements);
+	jvb_strn(jvb_put(t, "diff"), r->diff.buf, r->diff.len);
+	if (r->omitted) {
+		struct jv *o = jvb_put(t, "diff_omitted");
+		jvb_obj(o);
+		put_int(o, "line", r->omitted_line);
+		put_int(o, "old_lines", r->omitted_old);
+		put_int(o, "new_lines", r->omitted_new);
+	}
+	put_str(t, "sha256", r->sha256);
+}
+
+void edit_model(struct sbuf *out, const struct edit_result *r)
+{
+	sbuf_addf(out, "replaced %lld occurrence%s in %s\n", r->replacements,
+		  r->replacements == 1 ? "" : "s", r->path);
+	sbuf_add(out, r->diff.buf ? r->diff.buf : "", r->diff.len);
+	edit_note(out, r);
+}
+
+void edit_result_free(struct edit_result *r)
+{
+	sbuf_free(&r->diff);
+}
+
+/* ---- glob ---- */
+
+void glob_text(FILE *f, const struct glob_result *r)
+{
+	struct sbuf line = {0};
+	size_t shown = r->matches.n;
+	unsigned long long more = r->total - shown;
+	for (size_t i = 0; i < shown; i++) {
+		tool_show_path(&line, r->matches.v[i], false);
+		sbuf_addc(&line, '\n');
+		fwrite(line.buf, 1, line.len, f);
+		sbuf_reset(&line);
+	}
+	if (more && shown < (size_t)r->limit)
+		fprintf(f, "(%llu more match%s; the output stops at %zu MiB: narrow the pattern)\n",
+			more, more == 1 ? "" : "es", r->max_bytes >> 20);
+	else if (more)
+		fprintf(f, "(%llu more match%s; raise --limit or narrow the pattern)\n", more,
+			more == 1 ? "" : "es");
+	sbuf_free(&line);
+}
+
+void glob_tree(struct jv *t, const struct glob_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "pattern", r->pattern);
+	put_str(t, "path", r->path);
+	struct jv *m = jvb_put(t, "matches");
+	jvb_arr(m);
+	for (size_t i = 0; i < r->matches.n; i++)
+		jvb_str(jvb_push(m), r->matches.v[i]);
+	put_int(t, "total", (long long)r->total);
+	put_bool(t, "truncated", r->total > r->matches.n);
+}
+
+void glob_model(struct sbuf *out, const struct glob_result *r)
+{
+	for (size_t i = 0; i < r->matches.n; i++)
+		sbuf_addf(out, "%s\n", r->matches.v[i]);
+	if (r->matches.n == 0)
+		sbuf_adds(out, "no file matches\n");
+	else if (r->total > r->matches.n)
+		sbuf_addf(out, "(%llu more; raise limit or narrow the search)\n",
+			  r->total - r->matches.n);
+}
+
+void glob_result_free(struct glob_result *r)
+{
+	strvec_clear(&r->matches);
+}

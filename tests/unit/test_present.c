@@ -1,0 +1,246 @@
+/* test_present.c: the presenters of read, write, edit and glob on fixed
+ * results: the CLI's text, the --json object, the text for the model,
+ * and an MCP result made of them (U+FFFD for bytes that are not UTF-8,
+ * the cap). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "jvb.h"
+#include "mcp_tools.h"
+#include "results.h"
+#include "tap.h"
+#include "util.h"
+
+/* What a text presenter prints, from a memstream. */
+#define TEXT_OF(fn, res, buf)                                  \
+	do {                                                   \
+		size_t len_;                                   \
+		FILE *f_ = open_memstream(&(buf), &len_);      \
+		fn(f_, res);                                   \
+		fclose(f_);                                    \
+	} while (0)
+
+static void check_text(char *got, const char *exp, const char *title)
+{
+	is_str(got, exp, "%s", title);
+	free(got);
+}
+
+/* The --json line a tree presenter gives. */
+static void check_tree(struct jv *t, const char *exp, const char *title)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	present_json(f, t);
+	fclose(f);
+	is_str(buf, exp, "%s", title);
+	free(buf);
+	jvb_free(t);
+}
+
+static void check_model(struct sbuf *s, const char *exp, const char *title)
+{
+	is_str(s->buf ? s->buf : "", exp, "%s", title);
+	sbuf_free(s);
+}
+
+static const char *lines2 = "     1\thello\n     2\tworld\n";
+
+static void test_read(void)
+{
+	struct read_result r = {.workspace = "sb-1", .path = "a.txt", .start_line = 1, .lines = 2,
+				.total_lines = 5, .size = 30, .sha256 = "ab12"};
+	sbuf_adds(&r.content, lines2);
+	char *buf = NULL;
+	struct sbuf m = {0};
+	struct jv t = {0};
+
+	TEXT_OF(read_text, &r, buf);
+	check_text(buf, "     1\thello\n     2\tworld\n(3 more lines; continue with --offset 3)\n",
+		   "read: the lines, and where to go on");
+	read_model(&m, &r);
+	check_model(&m, "     1\thello\n     2\tworld\n(3 more lines; continue with offset 3)\n",
+		    "read, model: where to go on, as the tool's argument");
+	read_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"path\":\"a.txt\",\"content\":\"     1\\thello\\n     2\\tworld\\n\","
+		       "\"start_line\":1,\"lines\":2,\"total_lines\":5,\"truncated\":true,\"size\":30,"
+		       "\"sha256\":\"ab12\"}\n",
+		   "read --json: the object");
+
+	r.total_lines = 3;
+	TEXT_OF(read_text, &r, buf);
+	check_text(buf, "     1\thello\n     2\tworld\n(1 more line; continue with --offset 3)\n",
+		   "read: one more line");
+	read_model(&m, &r);
+	check_model(&m, "     1\thello\n     2\tworld\n(1 more lines; continue with offset 3)\n",
+		    "read, model: one more line, as it always said");
+
+	r.total_lines = 2;
+	TEXT_OF(read_text, &r, buf);
+	check_text(buf, lines2, "read: all of it, nothing more said");
+	read_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"path\":\"a.txt\",\"content\":\"     1\\thello\\n     2\\tworld\\n\","
+		       "\"start_line\":1,\"lines\":2,\"total_lines\":2,\"truncated\":false,\"size\":30,"
+		       "\"sha256\":\"ab12\"}\n",
+		   "read --json: not truncated");
+	read_result_free(&r);
+
+	struct read_result empty = {.workspace = "sb-1", .path = "e", .start_line = 1};
+	TEXT_OF(read_text, &empty, buf);
+	check_text(buf, "(empty file)\n", "read: an empty file says so");
+	read_model(&m, &empty);
+	check_model(&m, "(empty file)\n", "read, model: an empty file says so");
+}
+
+static void test_write(void)
+{
+	struct write_result r = {.workspace = "sb-1", .path = "d/x", .bytes = 12, .sha256 = "ff",
+				 .created = true};
+	char *buf = NULL;
+	struct sbuf m = {0};
+	struct jv t = {0};
+	TEXT_OF(write_text, &r, buf);
+	check_text(buf, "wrote 12 bytes to d/x (new file)\n", "write: bytes, path, new file");
+	write_model(&m, &r);
+	check_model(&m, "wrote 12 bytes to d/x (new file)", "write, model: no newline");
+	write_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"path\":\"d/x\",\"bytes\":12,\"sha256\":\"ff\",\"created\":true}\n",
+		   "write --json: the object");
+	r.bytes = 1;
+	r.created = false;
+	r.path = "a\nb";
+	TEXT_OF(write_text, &r, buf);
+	check_text(buf, "wrote 1 byte to \"a\\nb\"\n", "write: one byte; a path with a newline quoted");
+	write_model(&m, &r);
+	check_model(&m, "wrote 1 bytes to a\nb", "write, model: the path as it is");
+}
+
+static const char *diff1 = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n";
+
+static void test_edit(void)
+{
+	struct edit_result r = {.workspace = "sb-1", .path = "f", .replacements = 1, .sha256 = "cd"};
+	sbuf_adds(&r.diff, diff1);
+	char *buf = NULL;
+	struct sbuf m = {0};
+	struct jv t = {0};
+	TEXT_OF(edit_text, &r, buf);
+	check_text(buf, diff1, "edit: the diff");
+	edit_model(&m, &r);
+	check_model(&m, "replaced 1 occurrence in f\n--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n",
+		    "edit, model: what was replaced, then the diff");
+	edit_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"path\":\"f\",\"replacements\":1,"
+		       "\"diff\":\"--- f\\n+++ f\\n@@ -1 +1 @@\\n-a\\n+b\\n\",\"sha256\":\"cd\"}\n",
+		   "edit --json: the object");
+	sbuf_reset(&r.diff);
+	r.replacements = 3;
+	r.omitted = true;
+	r.omitted_line = 7;
+	r.omitted_old = 1;
+	r.omitted_new = 40000;
+	TEXT_OF(edit_text, &r, buf);
+	check_text(buf, "(diff omitted: over 1 MiB; from line 7, 1 line became 40000)\n",
+		   "edit: a diff too large, where it changed");
+	edit_model(&m, &r);
+	check_model(&m, "replaced 3 occurrences in f\n"
+			"(diff omitted: over 1 MiB; from line 7, 1 line became 40000)\n",
+		    "edit, model: occurrences, and the note");
+	edit_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"path\":\"f\",\"replacements\":3,\"diff\":\"\","
+		       "\"diff_omitted\":{\"line\":7,\"old_lines\":1,\"new_lines\":40000},\"sha256\":\"cd\"}\n",
+		   "edit --json: diff_omitted");
+	edit_result_free(&r);
+}
+
+static void test_glob(void)
+{
+	struct glob_result r = {.workspace = "sb-1", .pattern = "*.c", .path = "src", .total = 5,
+				.limit = 2, .max_bytes = (size_t)4 << 20};
+	strvec_push(&r.matches, "src/b.c");
+	strvec_push(&r.matches, "src/a\tb.c");
+	char *buf = NULL;
+	struct sbuf m = {0};
+	struct jv t = {0};
+	TEXT_OF(glob_text, &r, buf);
+	check_text(buf, "src/b.c\n\"src/a\\tb.c\"\n(3 more matches; raise --limit or narrow the pattern)\n",
+		   "glob: the names, quoted when they must be, and the rest at --limit");
+	glob_model(&m, &r);
+	check_model(&m, "src/b.c\nsrc/a\tb.c\n(3 more; raise limit or narrow the search)\n",
+		    "glob, model: the names as they are, and the rest");
+	glob_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"pattern\":\"*.c\",\"path\":\"src\","
+		       "\"matches\":[\"src/b.c\",\"src/a\\tb.c\"],\"total\":5,\"truncated\":true}\n",
+		   "glob --json: the object");
+	r.limit = 10;
+	r.total = 3;
+	TEXT_OF(glob_text, &r, buf);
+	check_text(buf, "src/b.c\n\"src/a\\tb.c\"\n(1 more match; the output stops at 4 MiB: narrow the pattern)\n",
+		   "glob: the rest past the bytes shown");
+	glob_result_free(&r);
+
+	struct glob_result none = {.workspace = "sb-1", .pattern = "*.x", .path = ".", .limit = 10};
+	TEXT_OF(glob_text, &none, buf);
+	check_text(buf, "", "glob: nothing on stdout when nothing matches");
+	glob_model(&m, &none);
+	check_model(&m, "no file matches\n", "glob, model: says none matches");
+	glob_tree(&t, &none);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"pattern\":\"*.x\",\"path\":\".\",\"matches\":[],"
+		       "\"total\":0,\"truncated\":false}\n",
+		   "glob --json: no match");
+}
+
+static void test_mcp_result(void)
+{
+	struct read_result r = {.workspace = "sb-1", .path = "l1", .start_line = 1, .lines = 1,
+				.total_lines = 1, .size = 11, .sha256 = "00"};
+	sbuf_adds(&r.content, "     1\tcaf\xff\n");
+	struct sbuf text = {0}, res = {0};
+	struct jv t = {0};
+	read_model(&text, &r);
+	read_tree(&t, &r);
+	mcp_result(&res, &text, &t, 1000, false);
+	is_str(res.buf, "{\"content\":[{\"type\":\"text\",\"text\":\"     1\\tcaf\xef\xbf\xbd\\n\"}],"
+			"\"structuredContent\":{\"workspace\":\"sb-1\",\"path\":\"l1\","
+			"\"content\":\"     1\\tcaf\xef\xbf\xbd\\n\",\"start_line\":1,\"lines\":1,"
+			"\"total_lines\":1,\"truncated\":false,\"size\":11,\"sha256\":\"00\"},"
+			"\"isError\":false}",
+	       "MCP result: a byte that is not UTF-8 is U+FFFD itself, in the text and the tree");
+	sbuf_free(&res);
+	jvb_free(&t);
+
+	read_tree(&t, &r);
+	mcp_result(&res, &text, &t, 12, false);
+	is_str(res.buf, "{\"content\":[{\"type\":\"text\",\"text\":\"     1\\tcaf\xef\xbf\xbd\\n\"}],"
+			"\"structuredContent\":{\"workspace\":\"sb-1\",\"path\":\"l1\","
+			"\"content\":\"    \",\"start_line\":1,\"lines\":1,"
+			"\"total_lines\":1,\"truncated\":false,\"size\":11,\"sha256\":\"00\","
+			"\"content_truncated\":true,\"content_bytes\":14},\"isError\":false}",
+	       "MCP result: capped, the members share the room, content gets its marks");
+	sbuf_free(&res);
+	jvb_free(&t);
+
+	read_tree(&t, &r);
+	mcp_result(&res, &text, &t, 10, false);
+	ok(strstr(res.buf, "\"text\":\"     \\n[... 2 characters cut ...]\\ncaf\xef\xbf\xbd\\n\"") != NULL,
+	   "MCP result: a text over the limit keeps its head and its tail");
+	sbuf_free(&res);
+	jvb_free(&t);
+	sbuf_free(&text);
+	read_result_free(&r);
+}
+
+int main(void)
+{
+	test_read();
+	test_write();
+	test_edit();
+	test_glob();
+	test_mcp_result();
+	return done_testing();
+}
