@@ -51,19 +51,6 @@ static int search_bad_answer(const char *head, struct err *e)
 	return -1;
 }
 
-/* Writes what j holds so far: a long list is never held whole. */
-static void search_json_flush(struct json *j, FILE *f)
-{
-	fwrite(j->out.buf ? j->out.buf : "", 1, j->out.len, f);
-	sbuf_reset(&j->out);
-}
-
-static void search_line_out(struct sbuf *line)
-{
-	fwrite(line->buf ? line->buf : "", 1, line->len, stdout);
-	sbuf_reset(line);
-}
-
 /* ---- glob ---- */
 
 struct glob_run {
@@ -280,100 +267,6 @@ static int grep_body(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
-/* Every line kept is shown: grep_finish trimmed them to fit. */
-static void print_grep_text(struct app *a, const struct grep *g)
-{
-	struct sbuf line = {0};
-	size_t shown = 0;
-	bool context = g->o.after || g->o.before;
-	for (size_t i = 0; i < g->nfiles; i++) {
-		const struct grep_file *f = &g->files[i];
-		if (g->o.mode != GREP_CONTENT) {
-			tool_show_path(&line, f->path, g->o.mode == GREP_COUNT);
-			if (g->o.mode == GREP_COUNT)
-				sbuf_addf(&line, ":%ld", f->count);
-			sbuf_addc(&line, '\n');
-			search_line_out(&line);
-			shown++;
-			continue;
-		}
-		for (size_t k = 0; k < f->nlines; k++) {
-			const struct grep_line *l = &f->lines[k];
-			if (l->sep || (k == 0 && i > 0 && context))
-				sbuf_adds(&line, "--\n");
-			tool_show_path(&line, f->path, true);
-			sbuf_addf(&line, "%c%ld%c%s\n", l->match ? ':' : '-', l->no,
-				  l->match ? ':' : '-', l->text);
-			search_line_out(&line);
-			shown++;
-		}
-	}
-	unsigned long long more = g->produced - shown;
-	if (more && shown < (size_t)a->limit)
-		sbuf_addf(&line, "(%llu more line%s; the output stops at %zu MiB: narrow the search)\n",
-			  more, more == 1 ? "" : "s", SEARCH_SHOWN_MAX >> 20);
-	else if (more)
-		sbuf_addf(&line, "(%llu more line%s; raise --limit or narrow the search)\n", more,
-			  more == 1 ? "" : "s");
-	search_line_out(&line);
-	sbuf_free(&line);
-}
-
-static void print_grep_match(struct json *j, const struct grep *g, const struct grep_file *f,
-			     const struct grep_line *l)
-{
-	if (g->o.mode == GREP_FILES) {
-		json_str(j, f->path);
-		return;
-	}
-	json_obj_open(j);
-	json_key(j, "path");
-	json_str(j, f->path);
-	if (g->o.mode == GREP_COUNT) {
-		json_key(j, "count");
-		json_int(j, f->count);
-	} else {
-		json_key(j, "line");
-		json_int(j, l->no);
-		json_key(j, "text");
-		json_str(j, l->text);
-		json_key(j, "match");
-		json_bool(j, l->match);
-	}
-	json_obj_close(j);
-}
-
-static void print_grep_json(struct app *a, const struct grep *g, const char *pattern)
-{
-	static const char *const modes[] = {"files", "content", "count"};
-	struct json j = {0};
-	size_t shown = 0;
-	tool_json_begin(&j, a);
-	json_key(&j, "pattern");
-	json_str(&j, pattern);
-	json_key(&j, "path");
-	json_str(&j, base_dir(a));
-	json_key(&j, "output");
-	json_str(&j, modes[g->o.mode]);
-	json_key(&j, "matches");
-	json_arr_open(&j);
-	for (size_t i = 0; i < g->nfiles; i++) {
-		const struct grep_file *f = &g->files[i];
-		size_t n = g->o.mode == GREP_CONTENT ? f->nlines : 1;
-		for (size_t k = 0; k < n; k++) {
-			print_grep_match(&j, g, f, g->o.mode == GREP_CONTENT ? &f->lines[k] : NULL);
-			search_json_flush(&j, a->out);
-			shown++;
-		}
-	}
-	json_arr_close(&j);
-	json_key(&j, "total_lines");
-	json_int(&j, (long long)g->produced);
-	json_key(&j, "truncated");
-	json_bool(&j, g->produced > shown);
-	tool_json_end(&j, a);
-}
-
 /* After the script: its refusal, an answer it never writes, or a
  * stream that did not read as one. */
 static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
@@ -392,8 +285,9 @@ static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
 	return 0;
 }
 
-int cmd_grep(struct app *a, struct err *e)
+int do_grep(struct app *a, struct grep_result *res, struct err *e)
 {
+	*res = (struct grep_result){0};
 	const char *pattern = NULL;
 	struct grep_args ga;
 	if (one_pattern(a, &pattern, e) < 0 ||
@@ -415,22 +309,41 @@ int cmd_grep(struct app *a, struct err *e)
 	if (rc == 0)
 		rc = grep_outcome(a, &s, e);
 	if (rc == 0) {
-		if (a->json)
-			print_grep_json(a, g, pattern);
-		else
-			print_grep_text(a, g);
-		if (g->nfiles == 0 && g->produced == 0) {
-			if (!a->json)
-				fprintf(stderr, "sandbox: grep: no match\n");
-			rc = 1;
-		}
+		*res = (struct grep_result){
+			.workspace = a->ws_name, .pattern = pattern, .path = base_dir(a), .g = g,
+			.limit = a->limit, .max_bytes = SEARCH_SHOWN_MAX,
+		};
+		g->o.re = NULL; /* ga goes now; what is left reads no regex */
+		g->o.filter = NULL;
+		rc = g->nfiles == 0 && g->produced == 0 ? 1 : 0;
+	} else {
+		if (s.started)
+			grep_free(g);
+		free(g);
 	}
-	if (s.started)
-		grep_free(g);
-	free(g);
 	tool_out_free(&out);
 	free(arg);
 	ws_free(&ws);
 	grep_args_free(&ga);
+	return rc;
+}
+
+int cmd_grep(struct app *a, struct err *e)
+{
+	struct grep_result r;
+	int rc = do_grep(a, &r, e);
+	if (rc < 0)
+		return -1;
+	if (a->json) {
+		struct jv t = {0};
+		grep_tree(&t, &r);
+		present_json(a->out, &t);
+		jvb_free(&t);
+	} else {
+		grep_text(stdout, &r);
+		if (rc == 1)
+			fprintf(stderr, "sandbox: grep: no match\n");
+	}
+	grep_result_free(&r);
 	return rc;
 }

@@ -71,47 +71,15 @@ static void text_exec(struct sbuf *out, const struct jv *res, const struct app *
 		sbuf_addf(out, "[exit code %lld]", status);
 }
 
-static void text_matches(struct sbuf *out, const struct jv *res, const char *none, bool grep)
-{
-	const struct jv *m = jv_get(res, "matches");
-	long long total = 0;
-	jv_int(jv_get(res, grep ? "total_lines" : "total"), &total);
-	for (size_t i = 0; i < jv_count(m); i++) {
-		const struct jv *v = jv_at(m, i);
-		const char *path = jv_str(v) ? jv_str(v) : jv_str(jv_get(v, "path"));
-		long long line = 0, count = 0;
-		bool match = true;
-		if (jv_int(jv_get(v, "count"), &count)) {
-			sbuf_addf(out, "%s:%lld\n", path, count);
-		} else if (jv_int(jv_get(v, "line"), &line)) {
-			jv_bool(jv_get(v, "match"), &match);
-			char sep = match ? ':' : '-';
-			sbuf_addf(out, "%s%c%lld%c%s\n", path, sep, line, sep, jv_str(jv_get(v, "text")));
-		} else {
-			sbuf_addf(out, "%s\n", path);
-		}
-	}
-	if (jv_count(m) == 0)
-		sbuf_addf(out, "%s\n", none);
-	else if ((size_t)total > jv_count(m))
-		sbuf_addf(out, "(%lld more; raise limit or narrow the search)\n",
-			  total - (long long)jv_count(m));
-}
-
-static void text_grep(struct sbuf *out, const struct jv *res, const struct app *call)
-{
-	(void)call;
-	text_matches(out, res, "no match", true);
-}
-
 static int call_read(struct app *call, struct err *e);
 static int call_write(struct app *call, struct err *e);
 static int call_edit(struct app *call, struct err *e);
 static int call_glob(struct app *call, struct err *e);
+static int call_grep(struct app *call, struct err *e);
 
 static const struct mcp_tool tools[] = {
 	{C_EXEC, NULL, text_exec}, {C_READ, call_read, NULL}, {C_WRITE, call_write, NULL},
-	{C_EDIT, call_edit, NULL}, {C_GLOB, call_glob, NULL}, {C_GREP, NULL, text_grep},
+	{C_EDIT, call_edit, NULL}, {C_GLOB, call_glob, NULL}, {C_GREP, call_grep, NULL},
 };
 
 static const struct command *tool_cmd(const struct mcp_tool *t)
@@ -304,6 +272,21 @@ static int call_glob(struct app *call, struct err *e)
 	glob_tree(&tree, &r);
 	call_done(call, &text, &tree);
 	glob_result_free(&r);
+	return rc;
+}
+
+static int call_grep(struct app *call, struct err *e)
+{
+	struct grep_result r;
+	int rc = do_grep(call, &r, e);
+	if (rc < 0)
+		return -1;
+	struct sbuf text = {0};
+	struct jv tree = {0};
+	grep_model(&text, &r);
+	grep_tree(&tree, &r);
+	call_done(call, &text, &tree);
+	grep_result_free(&r);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "grep.h"
 #include "json.h"
 #include "jvb.h"
 #include "results.h"
@@ -209,4 +210,144 @@ void glob_model(struct sbuf *out, const struct glob_result *r)
 void glob_result_free(struct glob_result *r)
 {
 	strvec_clear(&r->matches);
+}
+
+/* ---- grep ---- */
+
+/* The output lines of r, each once, in order: fn(ctx, file, line), line
+ * NULL but in content mode. Returns how many. */
+static size_t grep_each(const struct grep_result *r,
+			void (*fn)(void *ctx, const struct grep_file *f, const struct grep_line *l,
+				   bool sep),
+			void *ctx)
+{
+	const struct grep *g = r->g;
+	bool context = g->o.after || g->o.before;
+	size_t shown = 0;
+	for (size_t i = 0; i < g->nfiles; i++) {
+		const struct grep_file *f = &g->files[i];
+		if (g->o.mode != GREP_CONTENT) {
+			fn(ctx, f, NULL, false);
+			shown++;
+			continue;
+		}
+		for (size_t k = 0; k < f->nlines; k++, shown++)
+			fn(ctx, f, &f->lines[k], f->lines[k].sep || (k == 0 && i > 0 && context));
+	}
+	return shown;
+}
+
+struct grep_text_ctx {
+	FILE *f;
+	enum grep_mode mode;
+	struct sbuf line;
+};
+
+static void grep_text_line(void *ctx, const struct grep_file *f, const struct grep_line *l,
+			   bool sep)
+{
+	struct grep_text_ctx *c = ctx;
+	if (sep)
+		sbuf_adds(&c->line, "--\n");
+	tool_show_path(&c->line, f->path, c->mode != GREP_FILES);
+	if (c->mode == GREP_COUNT)
+		sbuf_addf(&c->line, ":%ld", f->count);
+	else if (l)
+		sbuf_addf(&c->line, "%c%ld%c%s", l->match ? ':' : '-', l->no, l->match ? ':' : '-',
+			  l->text);
+	sbuf_addc(&c->line, '\n');
+	fwrite(c->line.buf, 1, c->line.len, c->f);
+	sbuf_reset(&c->line);
+}
+
+void grep_text(FILE *f, const struct grep_result *r)
+{
+	struct grep_text_ctx c = {.f = f, .mode = r->g->o.mode};
+	size_t shown = grep_each(r, grep_text_line, &c);
+	sbuf_free(&c.line);
+	unsigned long long more = r->g->produced - shown;
+	if (more && shown < (size_t)r->limit)
+		fprintf(f, "(%llu more line%s; the output stops at %zu MiB: narrow the search)\n",
+			more, more == 1 ? "" : "s", r->max_bytes >> 20);
+	else if (more)
+		fprintf(f, "(%llu more line%s; raise --limit or narrow the search)\n", more,
+			more == 1 ? "" : "s");
+}
+
+struct grep_tree_ctx {
+	struct jv *matches;
+	enum grep_mode mode;
+};
+
+static void grep_tree_line(void *ctx, const struct grep_file *f, const struct grep_line *l,
+			   bool sep)
+{
+	(void)sep;
+	struct grep_tree_ctx *c = ctx;
+	struct jv *v = jvb_push(c->matches);
+	if (c->mode == GREP_FILES) {
+		jvb_str(v, f->path);
+		return;
+	}
+	jvb_obj(v);
+	put_str(v, "path", f->path);
+	if (c->mode == GREP_COUNT) {
+		put_int(v, "count", f->count);
+		return;
+	}
+	put_int(v, "line", l->no);
+	put_str(v, "text", l->text);
+	put_bool(v, "match", l->match);
+}
+
+void grep_tree(struct jv *t, const struct grep_result *r)
+{
+	static const char *const modes[] = {"files", "content", "count"};
+	tree_begin(t, r->workspace);
+	put_str(t, "pattern", r->pattern);
+	put_str(t, "path", r->path);
+	put_str(t, "output", modes[r->g->o.mode]);
+	struct grep_tree_ctx c = {jvb_put(t, "matches"), r->g->o.mode};
+	jvb_arr(c.matches);
+	size_t shown = grep_each(r, grep_tree_line, &c);
+	put_int(t, "total_lines", (long long)r->g->produced);
+	put_bool(t, "truncated", r->g->produced > shown);
+}
+
+struct grep_model_ctx {
+	struct sbuf *out;
+	enum grep_mode mode;
+};
+
+static void grep_model_line(void *ctx, const struct grep_file *f, const struct grep_line *l,
+			    bool sep)
+{
+	(void)sep;
+	struct grep_model_ctx *c = ctx;
+	if (c->mode == GREP_COUNT)
+		sbuf_addf(c->out, "%s:%ld\n", f->path, f->count);
+	else if (l)
+		sbuf_addf(c->out, "%s%c%ld%c%s\n", f->path, l->match ? ':' : '-', l->no,
+			  l->match ? ':' : '-', l->text);
+	else
+		sbuf_addf(c->out, "%s\n", f->path);
+}
+
+void grep_model(struct sbuf *out, const struct grep_result *r)
+{
+	struct grep_model_ctx c = {out, r->g->o.mode};
+	size_t shown = grep_each(r, grep_model_line, &c);
+	if (shown == 0)
+		sbuf_adds(out, "no match\n");
+	else if (r->g->produced > shown)
+		sbuf_addf(out, "(%llu more; raise limit or narrow the search)\n",
+			  r->g->produced - shown);
+}
+
+void grep_result_free(struct grep_result *r)
+{
+	if (r->g)
+		grep_free(r->g);
+	free(r->g);
+	r->g = NULL;
 }
