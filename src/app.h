@@ -47,6 +47,7 @@ struct app {
 	struct strvec extra;   /* create/run: engine run arguments after -- */
 	FILE *out;             /* where results go: stdout, or mcp's buffer */
 	struct chan *chan;     /* mcp: calls go through it (chan.h); else NULL */
+	const struct exec_loop *loop; /* mcp: its poll loop drives the calls (exec.h) */
 	struct ws *ws_pin;     /* mcp: the workspace of every call, once known;
 				* ws_exec renews it when it finds it replaced */
 	bool rm;               /* mcp --rm */

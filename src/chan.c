@@ -44,7 +44,7 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 	struct sbuf errs = {0};
 	long long end = now_ms() + OPEN_TIMEOUT_MS;
 	int errfd = c->p.err; /* -1 once at its end, so poll does not spin */
-	while (!g.seen && !spawn_interrupted) {
+	while (!g.seen && !spawn_stopping()) {
 		long long left = end - now_ms();
 		if (left <= 0)
 			break;

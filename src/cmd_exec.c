@@ -182,14 +182,13 @@ int cmd_run(struct app *a, struct err *e)
 		rc = exec_in(a, &ws, e);
 	/* Whatever happened, nothing is left behind: a signal that arrived
 	 * meanwhile must not stop the removal. */
-	sig_atomic_t saved = spawn_interrupted;
-	spawn_interrupted = 0;
+	int outer = spawn_grace_begin();
 	struct err rm_err = {0};
 	if (ws_remove(a, ws.id, &rm_err) < 0)
 		fprintf(stderr, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
 			rm_err.msg, ws.name);
 	ws_forget(a, ws.name);
-	spawn_interrupted = saved;
+	spawn_grace_end(outer);
 	ws_free(&ws);
 	return rc;
 }

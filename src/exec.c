@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,31 +34,23 @@
  * gone, and the engine's own start-up. */
 #define KILL_MS 6000
 
-/* fired stays set until the next exec_watch: a cancellation that came
- * during one command of a tool also stops its next ones. */
-static struct {
-	int fd;
-	bool (*check)(void *ctx);
-	void *ctx;
-	bool fired;
-} watch = {-1, NULL, NULL, false};
-
-void exec_watch(int fd, bool (*check)(void *ctx), void *ctx)
-{
-	watch.fd = fd;
-	watch.check = check;
-	watch.ctx = ctx;
-	watch.fired = false;
-}
+/* Where a call is: running, or after a cancel, waiting for what the
+ * kill needs (its process group) or for the channel to be usable again. */
+enum phase {
+	PHASE_IO,       /* the call runs */
+	PHASE_PGID,     /* cancelled, alone: a moment for the wrapper to say its group */
+	PHASE_CHAN_END, /* cancelled on a channel, killed: the server says the end */
+	PHASE_DONE,     /* res is filled */
+};
 
 /* Per-stream state: the output of one read, passed on in one piece. */
 struct stream {
-	struct exec_state *st;
+	struct exec *st;
 	int num; /* 1 or 2 */
 	struct sbuf out;
 };
 
-struct exec_state {
+struct exec {
 	const struct exec_req *rq;
 	struct exec_res *res;
 	struct stream s[2];
@@ -73,11 +66,21 @@ struct exec_state {
 	bool chan_dead;
 	struct sbuf req;
 	size_t reqoff;
+	char tag[MARKER_TAG_LEN + 1];
+	enum phase phase;
+	enum exec_outcome stop; /* why the call was stopped; EXEC_DONE: it was not */
+	long long start;
+	long long grace_end;  /* after both done markers; -1: not yet */
+	long long phase_end;  /* the end of a wait after a cancel */
+	long long wake;       /* when the next step is due without any I/O; -1: never */
+	struct proc p;        /* alone: the engine client */
+	struct feed raw;      /* alone, interactive: our own stdin */
+	bool own_raw;
 };
 
 static void on_data(void *ctx, int stream, enum proto_data whose, const char *buf, size_t n)
 {
-	struct exec_state *st = ctx;
+	struct exec *st = ctx;
 	if (st->broken_pipe)
 		return;
 	if (whose == PROTO_DATA_ENGINE) {
@@ -92,7 +95,7 @@ static void on_data(void *ctx, int stream, enum proto_data whose, const char *bu
 
 static void flush(struct stream *s)
 {
-	struct exec_state *st = s->st;
+	struct exec *st = s->st;
 	if (s->out.len && !st->broken_pipe &&
 	    st->rq->sink.write(st->rq->sink.ctx, s->num, s->out.buf, s->out.len) < 0)
 		st->broken_pipe = true;
@@ -146,12 +149,10 @@ const char *exec_kill_word(enum exec_kill k)
 static int run_anyway(struct strvec *argv, const struct exec_req *rq, struct sbuf *out,
 		      long timeout_ms, bool *again)
 {
-	sig_atomic_t saved = spawn_interrupted;
-	spawn_interrupted = 0;
+	int outer = spawn_grace_begin();
 	int status = proc_run(strvec_argv(argv), rq->envp, out, NULL, timeout_ms, NULL);
-	*again = spawn_interrupted != 0;
-	if (!*again)
-		spawn_interrupted = saved;
+	*again = spawn_stopping();
+	spawn_grace_end(outer);
 	strvec_clear(argv);
 	return status;
 }
@@ -191,7 +192,7 @@ static void close_fd(int *fd)
 }
 
 /* Done with one of the engine's fds: closed, or on a channel, let go. */
-static void drop_fd(struct exec_state *st, int *fd, bool failed)
+static void drop_fd(struct exec *st, int *fd, bool failed)
 {
 	if (!st->rq->chan)
 		close_fd(fd);
@@ -221,7 +222,7 @@ static void build_argv(const struct exec_req *rq, struct strvec *argv)
 	strvec_clear(&cmd);
 }
 
-static void setup_pipes(struct exec_state *st, struct proc *p)
+static void setup_pipes(struct exec *st, struct proc *p)
 {
 	st->fds[0] = p->out;
 	st->fds[1] = p->err;
@@ -238,9 +239,9 @@ static void setup_pipes(struct exec_state *st, struct proc *p)
 }
 
 /* Why the loop must stop now, or EXEC_DONE to go on. */
-static enum exec_outcome must_stop(const struct exec_state *st, long long now)
+static enum exec_outcome must_stop(const struct exec *st, long long now)
 {
-	if (spawn_interrupted)
+	if (spawn_stopping())
 		return EXEC_INTERRUPTED;
 	if (st->broken_pipe)
 		return EXEC_PIPE;
@@ -260,7 +261,7 @@ static long long nearer(long long a, long long b)
 }
 
 /* Writes the request, then the feed; false when the reader is gone. */
-static bool write_input(struct exec_state *st, struct feed *in)
+static bool write_input(struct exec *st, struct feed *in)
 {
 	if (!write_some(st->win, st->req.buf, st->req.len, &st->reqoff))
 		return false;
@@ -269,93 +270,63 @@ static bool write_input(struct exec_state *st, struct feed *in)
 	return !in || feed_write(in, st->win);
 }
 
-static bool input_done(struct exec_state *st)
+static bool input_done(struct exec *st)
 {
 	struct feed *in = st->feed;
 	return st->reqoff == st->req.len && (!in || feed_done(in));
 }
 
-/* One round of poll: output in, input out. */
-static void io_round(struct exec_state *st, int wait)
+/* What to wait on in the call's I/O: pfd[0..EXEC_NFDS), -1 for none. */
+static void io_prepare(struct exec *x, struct pollfd *pfd)
 {
-	struct feed *in = st->win >= 0 ? st->feed : NULL;
-	bool out_ready = st->win >= 0 && (st->reqoff < st->req.len || (in && feed_ready(in)));
+	struct feed *in = x->win >= 0 ? x->feed : NULL;
+	bool out_ready = x->win >= 0 && (x->reqoff < x->req.len || (in && feed_ready(in)));
 	/* A raw feed ends with nothing left to write: no POLLOUT tells. */
-	if (st->win >= 0 && !out_ready && input_done(st)) {
-		drop_fd(st, &st->win, false);
+	if (x->win >= 0 && !out_ready && input_done(x)) {
+		drop_fd(x, &x->win, false);
 		in = NULL;
 	}
 	bool src_wanted = in && !out_ready && feed_wants_src(in);
-	struct pollfd pfd[6] = {
-		{st->fds[0], POLLIN, 0}, {st->fds[1], POLLIN, 0},
-		{out_ready ? st->win : -1, POLLOUT, 0},
-		{src_wanted ? in->src_fd : -1, POLLIN, 0},
-		{st->cancelled ? -1 : watch.fd, POLLIN, 0},
-		{spawn_signal_fd(), POLLIN, 0},
-	};
-	if (poll(pfd, 6, wait) < 0)
-		return; /* EINTR: the caller looks at the signal flag */
-	if (pfd[5].revents) {
-		spawn_signal_drain();
-		return; /* so does it here */
-	}
-	if (pfd[4].revents && watch.check(watch.ctx))
-		watch.fired = true;
-	if (watch.fired)
-		st->cancelled = true;
+	pfd[0] = (struct pollfd){x->fds[0], POLLIN, 0};
+	pfd[1] = (struct pollfd){x->fds[1], POLLIN, 0};
+	pfd[2] = (struct pollfd){out_ready ? x->win : -1, POLLOUT, 0};
+	pfd[3] = (struct pollfd){src_wanted ? in->src_fd : -1, POLLIN, 0};
+}
+
+void exec_step(struct exec *x, const struct pollfd *pfd)
+{
+	if (x->phase == PHASE_DONE)
+		return;
+	struct feed *in = x->win >= 0 ? x->feed : NULL;
 	for (int i = 0; i < 2; i++)
-		if (st->fds[i] >= 0 && pfd[i].revents && !pump(&st->s[i], st->fds[i]))
-			drop_fd(st, &st->fds[i], true);
-	if (pfd[3].revents)
+		if (x->fds[i] >= 0 && pfd[i].fd == x->fds[i] && pfd[i].revents &&
+		    !pump(&x->s[i], x->fds[i]))
+			drop_fd(x, &x->fds[i], true);
+	if (in && pfd[3].fd == in->src_fd && pfd[3].revents)
 		feed_read_src(in);
 	/* The end of the input, a failed source (no end frame: the script
 	 * throws the partial file away) or a reader that went away. */
-	if (pfd[2].revents && !write_input(st, in))
-		drop_fd(st, &st->win, true);
-	else if (st->win >= 0 && (input_done(st) || (in && in->src_errno)))
-		drop_fd(st, &st->win, false);
+	if (x->win >= 0 && pfd[2].fd == x->win && pfd[2].revents && !write_input(x, in))
+		drop_fd(x, &x->win, true);
+	else if (x->win >= 0 && (input_done(x) || (in && in->src_errno)))
+		drop_fd(x, &x->win, false);
 }
 
-static bool call_ended(const struct exec_state *st)
+static bool call_ended(const struct exec *x)
 {
-	return proto_reply_ended(&st->rd.reply);
+	return proto_reply_ended(&x->rd.reply);
 }
 
-/* Runs until the engine closes its output, both done markers are in
- * (and the grace time is over), or a reason to cancel comes. */
-static enum exec_outcome io_loop(struct exec_state *st)
+static void classify(struct exec *x, int engine_status)
 {
-	long long grace_end = -1;
-	while ((st->fds[0] >= 0 || st->fds[1] >= 0) && !call_ended(st) && !st->chan_dead) {
-		long long now = now_ms();
-		if (proto_reply_done(&st->rd.reply) && grace_end < 0)
-			grace_end = now + GRACE_MS;
-		if (grace_end >= 0 && now >= grace_end)
-			break;
-		enum exec_outcome stop = must_stop(st, now);
-		if (stop != EXEC_DONE)
-			return stop;
-		long long until = grace_end >= 0 ? grace_end : nearer(st->deadline,
-			st->rd.reply.ready ? -1 : st->start_deadline);
-		io_round(st, until < 0 ? -1 : (int)(until - now));
-	}
-	/* A client sharing our terminal dies of the same Ctrl-C, closing the
-	 * pipes before the loop saw the signal. */
-	if (spawn_interrupted && !proto_reply_done(&st->rd.reply))
-		return EXEC_INTERRUPTED;
-	return EXEC_DONE;
-}
-
-static void classify(struct exec_state *st, enum exec_outcome cancelled, int engine_status)
-{
-	struct exec_res *res = st->res;
-	const struct proto_reply *r = &st->rd.reply;
+	struct exec_res *res = x->res;
+	const struct proto_reply *r = &x->rd.reply;
 	res->oom = r->oom;
 	if (proto_reply_done(r)) {
 		res->outcome = EXEC_DONE;
 		res->status = r->s[1].status;
-	} else if (cancelled != EXEC_DONE) {
-		res->outcome = cancelled;
+	} else if (x->stop != EXEC_DONE) {
+		res->outcome = x->stop;
 	} else if (r->nocwd) {
 		res->outcome = EXEC_NO_CWD;
 	} else if (!r->ready) {
@@ -365,7 +336,7 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 		/* A call the channel's server began can't go again: if the
 		 * server said it ended, it could not start (its words are in
 		 * engine_err); else the channel died under it. */
-		if (st->rq->chan && r->s[1].begun && !r->s[1].ended)
+		if (x->rq->chan && r->s[1].begun && !r->s[1].ended)
 			res->outcome = EXEC_LOST;
 	} else {
 		res->outcome = EXEC_LOST;
@@ -374,148 +345,278 @@ static void classify(struct exec_state *st, enum exec_outcome cancelled, int eng
 }
 
 /* Held-back bytes that turned out not to be a marker are output. */
-static void flush_all(struct exec_state *st)
+static void flush_all(struct exec *x)
 {
-	proto_reader_flush(&st->rd);
+	proto_reader_flush(&x->rd);
 	for (int i = 0; i < 2; i++) {
-		flush(&st->s[i]);
-		sbuf_free(&st->s[i].out);
+		flush(&x->s[i]);
+		sbuf_free(&x->s[i].out);
 	}
 }
 
-/* One call over the open channel rq->chan. After a cancel, the call is
- * killed in the container as always, and the channel goes on once its
- * server says the call ended; a channel that cannot say so, or that was
- * cut in the middle of a request, is closed (the next call opens a new
- * one). */
-static void run_on_chan(struct exec_state *st, const char *tag)
+/* The end of a call over the open channel rq->chan. After a cancel, the
+ * call was killed in the container as always, and the channel goes on
+ * once its server said the call ended; a channel that cannot say so, or
+ * that was cut in the middle of a request, is closed (the next call
+ * opens a new one). */
+static void finish_on_chan(struct exec *x)
 {
-	const struct exec_req *rq = st->rq;
-	struct chan *c = rq->chan;
-	struct proto_call call = call_of(rq);
-	proto_request(&st->req, tag, &call);
-	st->fds[0] = c->p.out;
-	st->fds[1] = c->p.err;
-	st->win = c->p.in; /* non-blocking since chan_open */
-
-	long long start = now_ms();
-	if (rq->timeout > 0)
-		st->deadline = start + (long long)(rq->timeout * 1000);
-	if (watch.fired)
-		st->cancelled = true; /* before it starts: it will not */
-	enum exec_outcome cancelled = io_loop(st);
-	bool both_done = proto_reply_done(&st->rd.reply);
-	if (cancelled != EXEC_DONE && !both_done) {
-		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
-		if (!input_done(st))
-			st->chan_dead = true;
-		long long limit = now_ms() + CHAN_END_MS;
-		for (long long left; !st->chan_dead && !call_ended(st) && (left = limit - now_ms()) > 0;)
-			io_round(st, (int)left);
-	}
+	const struct exec_req *rq = x->rq;
+	bool both_done = proto_reply_done(&x->rd.reply);
 	/* A call not seen to end (or whose input was not all sent, which the
 	 * server would read as the next request) leaves the channel unusable. */
-	if (!call_ended(st) && (!both_done || !input_done(st)))
-		st->chan_dead = true;
+	if (!call_ended(x) && (!both_done || !input_done(x)))
+		x->chan_dead = true;
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
-	if (st->chan_dead && cancelled == EXEC_DONE && st->rd.reply.s[1].begun && !both_done)
-		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
-	st->res->duration_ms = now_ms() - start;
-	flush_all(st);
-	sbuf_free(&st->req);
-	if (st->chan_dead) {
-		chan_close(c);
-		st->res->chan_lost = true;
+	if (x->chan_dead && x->stop == EXEC_DONE && x->rd.reply.s[1].begun && !both_done)
+		x->res->kill = stop_in_container(rq, x->rd.reply.pgid);
+	x->res->duration_ms = now_ms() - x->start;
+	flush_all(x);
+	if (x->chan_dead) {
+		chan_close(rq->chan);
+		x->res->chan_lost = true;
 	}
-	const struct proto_reply_stream *err = &st->rd.reply.s[1];
-	classify(st, cancelled, err->ended ? err->end_status : 255);
+	const struct proto_reply_stream *err = &x->rd.reply.s[1];
+	classify(x, err->ended ? err->end_status : 255);
 }
 
-/* After a cancel: the wrapper says its process group first thing, so a
- * client still running gets a moment to say it before it is killed. */
-static void await_pgid(struct exec_state *st)
+/* The end of a call as an engine exec of its own. */
+static void finish_alone(struct exec *x)
 {
-	long long end = now_ms() + PID_WAIT_MS;
-	for (long long left; !st->rd.reply.pgid && st->fds[1] >= 0 && (left = end - now_ms()) > 0;)
-		io_round(st, (int)left);
+	const struct exec_req *rq = x->rq;
+	bool both_done = proto_reply_done(&x->rd.reply);
+	close_fd(&x->win);
+	/* Still open: a background process holds the pipes, or we cancel. The
+	 * local client goes first: left with full pipes nobody reads, it
+	 * stalls the daemon, and the kill exec below would hang behind it. */
+	bool killed = x->fds[0] >= 0 || x->fds[1] >= 0;
+	if (killed) {
+		kill(-x->p.pid, SIGKILL);
+		kill(x->p.pid, SIGKILL);
+	}
+	close_fd(&x->fds[0]);
+	close_fd(&x->fds[1]);
+	int engine_status = proc_wait_for(&x->p, PROC_TERM_MS);
+	if (x->stop != EXEC_DONE && !both_done)
+		x->res->kill = stop_in_container(rq, x->rd.reply.pgid);
+	x->res->duration_ms = now_ms() - x->start;
+	flush_all(x);
+	classify(x, engine_status);
+	/* The wrapper exits with the status it reports: a client that ended
+	 * on its own with another one did not run the wrapper that spoke. */
+	if (x->res->outcome == EXEC_DONE && !killed && engine_status != x->res->status) {
+		x->res->outcome = EXEC_UNTRUSTED;
+		x->res->engine_status = engine_status;
+	}
+}
+
+static void finish(struct exec *x)
+{
+	if (x->rq->chan)
+		finish_on_chan(x);
+	else
+		finish_alone(x);
+	x->phase = PHASE_DONE;
+}
+
+/* The call's I/O is over: it ended, or stop says why it must. Unless
+ * both done markers came, a stopped call is killed in the container:
+ * alone, once the wrapper said its process group (it does so first
+ * thing), or it had a moment to; on a channel at once, and then the
+ * server gets a moment to say the call ended. */
+static void end_io(struct exec *x, enum exec_outcome stop, long long now)
+{
+	x->stop = stop;
+	if (stop == EXEC_DONE || proto_reply_done(&x->rd.reply)) {
+		finish(x);
+	} else if (!x->rq->chan) {
+		x->phase = PHASE_PGID;
+		x->phase_end = now + PID_WAIT_MS;
+	} else {
+		x->res->kill = stop_in_container(x->rq, x->rd.reply.pgid);
+		if (!input_done(x))
+			x->chan_dead = true;
+		x->phase = PHASE_CHAN_END;
+		x->phase_end = now_ms() + CHAN_END_MS;
+	}
+}
+
+/* Moves the call on by what came and by the clock; sets x->wake. */
+static void advance(struct exec *x)
+{
+	long long now = now_ms();
+	x->wake = -1;
+	if (x->phase == PHASE_IO) {
+		const struct proto_reply *r = &x->rd.reply;
+		if ((x->fds[0] < 0 && x->fds[1] < 0) || call_ended(x) || x->chan_dead) {
+			/* A client sharing our terminal dies of the same Ctrl-C,
+			 * closing the pipes before we saw the signal. */
+			end_io(x, spawn_stopping() && !proto_reply_done(r) ? EXEC_INTERRUPTED
+									      : EXEC_DONE, now);
+		} else {
+			if (proto_reply_done(r) && x->grace_end < 0)
+				x->grace_end = now + GRACE_MS;
+			enum exec_outcome stop = must_stop(x, now);
+			if (x->grace_end >= 0 && now >= x->grace_end)
+				end_io(x, EXEC_DONE, now);
+			else if (stop != EXEC_DONE)
+				end_io(x, stop, now);
+			else
+				x->wake = x->grace_end >= 0 ? x->grace_end
+					  : nearer(x->deadline, r->ready ? -1 : x->start_deadline);
+		}
+	}
+	if (x->phase == PHASE_PGID) {
+		if (x->rd.reply.pgid || x->fds[1] < 0 || now_ms() >= x->phase_end)
+			finish(x);
+		else
+			x->wake = x->phase_end;
+	} else if (x->phase == PHASE_CHAN_END) {
+		if (x->chan_dead || call_ended(x) || now_ms() >= x->phase_end)
+			finish(x);
+		else
+			x->wake = x->phase_end;
+	}
+}
+
+int exec_next(struct exec *x, struct pollfd *pfd, int *timeout_ms)
+{
+	advance(x);
+	if (x->phase == PHASE_DONE)
+		return 0;
+	io_prepare(x, pfd);
+	long long left = x->wake < 0 ? -1 : x->wake - now_ms();
+	*timeout_ms = left < 0 ? (x->wake < 0 ? -1 : 0) : left > INT_MAX ? INT_MAX : (int)left;
+	return EXEC_NFDS;
+}
+
+void exec_cancel(struct exec *x)
+{
+	x->cancelled = true;
+}
+
+/* One call over the open channel rq->chan: the request, then the feed. */
+static void start_on_chan(struct exec *x)
+{
+	const struct exec_req *rq = x->rq;
+	struct chan *c = rq->chan;
+	struct proto_call call = call_of(rq);
+	x->feed = rq->feed;
+	proto_request(&x->req, x->tag, &call);
+	x->fds[0] = c->p.out;
+	x->fds[1] = c->p.err;
+	x->win = c->p.in; /* non-blocking since chan_open */
+	x->start = now_ms();
+	if (rq->timeout > 0)
+		x->deadline = x->start + (long long)(rq->timeout * 1000);
 }
 
 /* One call as an engine exec of its own. The tag goes as the first line
  * of its stdin, then the feed, or our own stdin (interactive). */
-static int run_alone(struct exec_state *st, const char *tag, struct err *e)
+static int start_alone(struct exec *x, struct err *e)
 {
-	const struct exec_req *rq = st->rq;
-	struct feed raw;
-	bool own_raw = rq->interactive && !rq->feed;
-	if (own_raw)
-		feed_init_raw(&raw, 0);
-	st->feed = own_raw ? &raw : rq->feed;
-	sbuf_addf(&st->req, "%s\n", tag);
-
+	const struct exec_req *rq = x->rq;
+	x->own_raw = rq->interactive && !rq->feed;
+	if (x->own_raw)
+		feed_init_raw(&x->raw, 0);
+	x->feed = x->own_raw ? &x->raw : rq->feed;
+	sbuf_addf(&x->req, "%s\n", x->tag);
 	struct strvec argv = {0};
 	build_argv(rq, &argv);
-	long long start = now_ms();
-	struct proc p;
-	int rc = proc_spawn(&p, strvec_argv(&argv), rq->envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
+	x->start = now_ms();
+	int rc = proc_spawn(&x->p, strvec_argv(&argv), rq->envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&argv);
 	if (rc < 0)
-		goto out;
-	setup_pipes(st, &p);
+		return -1;
+	setup_pipes(x, &x->p);
 	if (rq->timeout > 0)
-		st->deadline = start + (long long)(rq->timeout * 1000);
+		x->deadline = x->start + (long long)(rq->timeout * 1000);
 	if (rq->engine_ms > 0)
-		st->start_deadline = start + rq->engine_ms;
+		x->start_deadline = x->start + rq->engine_ms;
+	return 0;
+}
 
-	enum exec_outcome cancelled = io_loop(st);
-	bool both_done = proto_reply_done(&st->rd.reply);
-	if (cancelled != EXEC_DONE && !both_done)
-		await_pgid(st);
-	close_fd(&st->win);
-	/* Still open: a background process holds the pipes, or we cancel. The
-	 * local client goes first: left with full pipes nobody reads, it
-	 * stalls the daemon, and the kill exec below would hang behind it. */
-	bool killed = st->fds[0] >= 0 || st->fds[1] >= 0;
-	if (killed) {
-		kill(-p.pid, SIGKILL);
-		kill(p.pid, SIGKILL);
+void exec_free(struct exec *x)
+{
+	if (!x)
+		return;
+	if (x->phase != PHASE_DONE && x->rq->chan) {
+		chan_close(x->rq->chan); /* in the middle of a call: unusable */
+	} else if (x->phase != PHASE_DONE && x->p.pid > 0) {
+		kill(-x->p.pid, SIGKILL);
+		kill(x->p.pid, SIGKILL);
+		close_fd(&x->win);
+		close_fd(&x->fds[0]);
+		close_fd(&x->fds[1]);
+		proc_wait_for(&x->p, PROC_TERM_MS);
 	}
-	close_fd(&st->fds[0]);
-	close_fd(&st->fds[1]);
-	int engine_status = proc_wait_for(&p, PROC_TERM_MS);
-	if (cancelled != EXEC_DONE && !both_done)
-		st->res->kill = stop_in_container(rq, st->rd.reply.pgid);
-	st->res->duration_ms = now_ms() - start;
-	flush_all(st);
-	classify(st, cancelled, engine_status);
-	/* The wrapper exits with the status it reports: a client that ended
-	 * on its own with another one did not run the wrapper that spoke. */
-	if (st->res->outcome == EXEC_DONE && !killed && engine_status != st->res->status) {
-		st->res->outcome = EXEC_UNTRUSTED;
-		st->res->engine_status = engine_status;
+	sbuf_free(&x->req);
+	if (x->own_raw)
+		feed_free(&x->raw);
+	for (int i = 0; i < 2; i++)
+		sbuf_free(&x->s[i].out);
+	free(x);
+}
+
+struct exec *exec_start(const struct exec_req *rq, struct exec_res *res, struct err *e)
+{
+	memset(res, 0, sizeof(*res));
+	struct exec *x = xmalloc(sizeof(*x));
+	memset(x, 0, sizeof(*x));
+	if (random_hex(x->tag, MARKER_TAG_LEN) < 0) {
+		free(x);
+		err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+		return NULL;
 	}
-out:
-	sbuf_free(&st->req);
-	if (own_raw)
-		feed_free(&raw);
-	return rc;
+	x->tag[MARKER_TAG_LEN] = '\0';
+	x->rq = rq;
+	x->res = res;
+	x->fds[0] = x->fds[1] = x->win = -1;
+	x->deadline = x->start_deadline = x->grace_end = x->wake = -1;
+	x->phase = PHASE_IO;
+	x->stop = EXEC_DONE;
+	for (int i = 0; i < 2; i++) {
+		x->s[i].st = x;
+		x->s[i].num = i + 1;
+	}
+	proto_reader_init(&x->rd, x->tag, rq->chan != NULL, on_data, x);
+	if (rq->chan) {
+		start_on_chan(x);
+	} else if (start_alone(x, e) < 0) {
+		exec_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* The simple driver: the call's fds and the signal fd, nothing else. */
+static void drive(void *ctx, struct exec *x)
+{
+	(void)ctx;
+	struct pollfd pfd[EXEC_NFDS + 1];
+	int wait;
+	while (exec_next(x, pfd, &wait)) {
+		pfd[EXEC_NFDS] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
+		if (poll(pfd, EXEC_NFDS + 1, wait) < 0)
+			continue; /* EINTR: the next step looks at the signal flag */
+		if (pfd[EXEC_NFDS].revents) {
+			spawn_signal_drain();
+			continue; /* so does it here */
+		}
+		exec_step(x, pfd);
+	}
 }
 
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e)
 {
-	char tag[MARKER_TAG_LEN + 1];
-	if (random_hex(tag, MARKER_TAG_LEN) < 0)
-		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
-	memset(res, 0, sizeof(*res));
-	struct exec_state st = {.rq = rq, .res = res, .deadline = -1, .start_deadline = -1};
-	for (int i = 0; i < 2; i++) {
-		st.s[i].st = &st;
-		st.s[i].num = i + 1;
-	}
-	proto_reader_init(&st.rd, tag, rq->chan != NULL, on_data, &st);
-	if (!rq->chan)
-		return run_alone(&st, tag, e);
-	st.feed = rq->feed;
-	run_on_chan(&st, tag);
+	struct exec *x = exec_start(rq, res, e);
+	if (!x)
+		return -1;
+	if (rq->loop)
+		rq->loop->drive(rq->loop->ctx, x);
+	else
+		drive(NULL, x);
+	exec_free(x);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef SANDBOX_EXEC_H
 #define SANDBOX_EXEC_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -42,6 +43,16 @@ struct exec_req {
 	/* Run through this open channel instead of an engine exec of its
 	 * own; then a feed must be a buffer, and interactive is false. */
 	struct chan *chan;
+	/* Who drives the call (exec_run): NULL, exec_run itself. */
+	const struct exec_loop *loop;
+};
+
+/* A caller's own poll loop, which drives a call with exec_next and
+ * exec_step until it is over, serving its own fds meanwhile. */
+struct exec;
+struct exec_loop {
+	void (*drive)(void *ctx, struct exec *x);
+	void *ctx;
 };
 
 enum exec_outcome {
@@ -52,7 +63,7 @@ enum exec_outcome {
 	EXEC_TIMED_OUT,   /* killed in the container after the timeout */
 	EXEC_INTERRUPTED, /* killed in the container on a signal to us */
 	EXEC_PIPE,        /* killed in the container: our stdout was closed */
-	EXEC_CANCELLED,   /* killed in the container: the watch said so */
+	EXEC_CANCELLED,   /* killed in the container: exec_cancel */
 	EXEC_START_LATE,  /* the engine did not start it within engine_ms */
 	EXEC_UNTRUSTED,   /* the markers and the engine disagree on its status */
 };
@@ -88,14 +99,30 @@ const char *exec_kill_word(enum exec_kill k);
 /* A status of 137 (SIGKILL) that came with an out-of-memory kill. */
 bool exec_oom_killed(const struct exec_res *res, int status);
 
-/* Returns 0 when the outcome is known (see res), or -1 with e set when
- * the engine could not even be run. */
+/* Runs the call to its end, driven by rq->loop or by itself. Returns 0
+ * when the outcome is known (see res), or -1 with e set when the engine
+ * could not even be run. */
 int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e);
 
-/* While a command runs, fd is polled too, and when it is readable,
- * check(ctx) is called; true cancels the command (EXEC_CANCELLED). For
- * the MCP server: its client's cancel notification, or its end of input.
- * fd -1 turns the watch off. */
-void exec_watch(int fd, bool (*check)(void *ctx), void *ctx);
+/* A call in progress, as a state machine its caller drives: exec_start,
+ * then as long as exec_next gives fds to wait on, poll them (with any of
+ * the caller's own, spawn_signal_fd among them: a signal stops the call)
+ * and hand the result to exec_step; then exec_free. The engine's
+ * failure to run is exec_start's (NULL, e set); everything after is in
+ * res once exec_next says 0. exec_next may take seconds after a cancel:
+ * it runs the kill in the container, and waits for the engine client. */
+#define EXEC_NFDS 4
+struct exec *exec_start(const struct exec_req *rq, struct exec_res *res, struct err *e);
+/* Moves the call on by the clock and by what came; fills pfd[0,
+ * EXEC_NFDS) (unused ones -1) and the poll timeout (-1: none); 0 when
+ * the call is over. */
+int exec_next(struct exec *x, struct pollfd *pfd, int *timeout_ms);
+/* What poll said about the fds exec_next gave. */
+void exec_step(struct exec *x, const struct pollfd *pfd);
+/* Stops the call (EXEC_CANCELLED): killed in the container. */
+void exec_cancel(struct exec *x);
+/* Before the end, this abandons the call: the local client is killed
+ * (or the channel closed), and the command may run on in the container. */
+void exec_free(struct exec *x);
 
 #endif

@@ -3,8 +3,9 @@
  * A tools/call runs the same command function as the CLI, in JSON mode,
  * into a buffer: structuredContent is exactly the CLI's --json object, and
  * the text for the model is made from it. Calls are served one after the
- * other, over one persistent channel into the workspace (chan.h); while a
- * call runs, the input is still read, for its cancellation. */
+ * other, over one persistent channel into the workspace (chan.h), from
+ * one poll loop: while a call runs, the loop drives its commands (exec.h's
+ * state machine) and still reads the input, for pings and cancellation. */
 /* memmem: POSIX only since 2024. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +41,7 @@ struct server {
 	struct app *base;
 	struct sbuf in;     /* bytes read and not yet taken as lines */
 	size_t in_off;      /* the start of the next line in it */
-	size_t scan_off;    /* how far the watch looked for a cancel */
+	size_t scan_off;    /* how far a running call's lines were looked at */
 	bool eof, skipping;
 	struct sbuf call_id; /* the running call's id, as JSON */
 	bool cancelled;
@@ -234,21 +235,57 @@ static bool early_line(struct server *s, char *line, size_t len)
 	return false;
 }
 
-/* exec_watch's check, while a call runs: reads what came, and looks at
- * the new whole lines. The end of input cancels nothing: what came
- * before it is still served. */
-static bool watch_input(void *ctx)
+/* ---- the loop ---- */
+
+/* One round of the server's only poll loop: its input, the signal fd,
+ * and, while a call runs, the call's own fds (xfd, from exec_next). The
+ * input is read as it comes; while a call runs, its new whole lines are
+ * looked at at once (early_line): pings and tools/list answered, the
+ * call's cancellation cancels it. The end of input cancels nothing:
+ * what came before it is still served. */
+static void serve_round(struct server *s, struct exec *x, const struct pollfd *xfd, int wait)
+{
+	struct pollfd pfd[EXEC_NFDS + 2];
+	int n = 0;
+	if (x) {
+		memcpy(pfd, xfd, EXEC_NFDS * sizeof(*pfd));
+		n = EXEC_NFDS;
+	}
+	bool watch = !s->eof && !(x && s->cancelled);
+	pfd[n] = (struct pollfd){watch ? 0 : -1, POLLIN, 0};
+	pfd[n + 1] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
+	if (poll(pfd, (nfds_t)n + 2, wait) < 0)
+		return; /* EINTR: the caller looks at the signal flag */
+	if (pfd[n + 1].revents) {
+		spawn_signal_drain();
+		return; /* so does it here */
+	}
+	if (pfd[n].revents) {
+		fill(s);
+		if (x && !s->eof) {
+			if (s->scan_off < s->in_off)
+				s->scan_off = s->in_off;
+			each_line(s, &s->scan_off, early_line);
+			if (s->cancelled)
+				exec_cancel(x);
+		}
+	}
+	if (x)
+		exec_step(x, pfd);
+}
+
+/* The exec_loop of a call's commands: this server's loop drives them.
+ * A cancellation that came during one command of a tool also stops its
+ * next ones. */
+static void drive_call(void *ctx, struct exec *x)
 {
 	struct server *s = ctx;
-	fill(s);
-	if (s->eof) {
-		exec_watch(-1, NULL, NULL);
-		return false;
-	}
-	if (s->scan_off < s->in_off)
-		s->scan_off = s->in_off;
-	each_line(s, &s->scan_off, early_line);
-	return s->cancelled;
+	if (s->cancelled)
+		exec_cancel(x);
+	struct pollfd xfd[EXEC_NFDS];
+	int wait;
+	while (exec_next(x, xfd, &wait))
+		serve_round(s, x, xfd, wait);
 }
 
 /* ---- the workspace ---- */
@@ -303,15 +340,14 @@ static void finish(struct server *s)
 		log_msg("workspace %s kept; remove it with 'sandbox destroy %s'", s->ref, s->ref);
 		return;
 	}
-	sig_atomic_t saved = spawn_interrupted;
-	spawn_interrupted = 0;
+	int outer = spawn_grace_begin();
 	struct err e = {0};
 	if (ws_remove(s->base, s->pinned ? s->pin.id : s->ref, &e) < 0)
 		log_msg("%s; remove it with 'sandbox destroy %s'", e.msg, s->ref);
 	else
 		log_msg("removed workspace %s", s->ref);
 	ws_forget(s->base, s->ref);
-	spawn_interrupted = saved;
+	spawn_grace_end(outer);
 }
 
 /* ---- requests ---- */
@@ -353,16 +389,14 @@ static void call_release(struct call *c)
 	sbuf_free(&c->app.new_text);
 }
 
-/* Runs the call, watching the input for its cancellation meanwhile. */
+/* Runs the call; its commands are driven by the server's loop
+ * (drive_call), which serves the input meanwhile. */
 static int call_run(struct server *s, const struct mcp_tool *t, struct call *c, struct err *e)
 {
 	s->scan_off = s->in_off;
 	each_line(s, &s->scan_off, early_line); /* pings that came with it */
 	c->app.out = open_memstream(&c->out, &c->outlen);
-	if (!s->eof)
-		exec_watch(0, watch_input, s);
 	int rc = mcp_tool_run(t, &c->app, e);
-	exec_watch(-1, NULL, NULL);
 	fclose(c->app.out);
 	return rc;
 }
@@ -520,25 +554,24 @@ int cmd_mcp(struct app *a, struct err *e)
 	 * fit with their markers and the cut of a stream is what shows. */
 	a->cfg.max_output = (a->output_limit - 100) / 2;
 	struct server s = {.base = a};
+	struct exec_loop loop = {drive_call, &s};
 	a->chan = &s.chan;
+	a->loop = &loop;
 	if (isatty(0))
 		log_msg("reading MCP messages (JSON-RPC) on stdin; this is for an agent's MCP config, see man sandbox");
 	struct sbuf line = {0};
-	while (!spawn_interrupted) {
+	while (!spawn_stopping()) {
 		if (next_line(&s, &line)) {
 			handle(&s, &line);
 			continue;
 		}
 		if (s.eof)
 			break;
-		struct pollfd pfd[2] = {{0, POLLIN, 0}, {spawn_signal_fd(), POLLIN, 0}};
-		if (poll(pfd, 2, -1) > 0 && pfd[1].revents)
-			spawn_signal_drain();
-		else if (pfd[0].revents)
-			fill(&s);
+		serve_round(&s, NULL, NULL, -1);
 	}
 	finish(&s);
 	a->chan = NULL;
+	a->loop = NULL;
 	a->ws_pin = NULL;
 	if (a->ref == s.ref)
 		a->ref = NULL;

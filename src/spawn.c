@@ -17,6 +17,10 @@
 #include "quote.h"
 
 volatile sig_atomic_t spawn_interrupted;
+/* Signals counted by the handler, and their count when the innermost
+ * grace began. */
+static volatile sig_atomic_t signals;
+static int grace_floor;
 bool spawn_verbose;
 /* The self-pipe: a signal that comes between a check of the flag and a
  * poll() would not interrupt that poll; its byte here wakes it. */
@@ -26,10 +30,28 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 	spawn_interrupted = sig;
+	signals = signals + 1;
 	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0) {
 		/* Full: a wake-up is pending already. */
 	}
 	errno = saved;
+}
+
+bool spawn_stopping(void)
+{
+	return signals != grace_floor;
+}
+
+int spawn_grace_begin(void)
+{
+	int outer = grace_floor;
+	grace_floor = signals;
+	return outer;
+}
+
+void spawn_grace_end(int outer)
+{
+	grace_floor = outer;
 }
 
 int spawn_signal_fd(void)
@@ -248,7 +270,7 @@ int spawn_write_out(int fd, const void *buf, size_t n)
 	const char *p = buf;
 	bool wait = may_block(fd);
 	while (n) {
-		if (spawn_interrupted)
+		if (spawn_stopping())
 			return -1;
 		if (wait) {
 			struct pollfd pfd[2] = {{fd, POLLOUT, 0}, {sig_pipe[0], POLLIN, 0}};
@@ -285,7 +307,7 @@ int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 	bool interrupted = false, late = false;
 	while (p.out >= 0 || p.err >= 0) {
 		long long now = now_ms();
-		if (spawn_interrupted && !interrupted) {
+		if (spawn_stopping() && !interrupted) {
 			/* It gets a moment to end on its own, no more. */
 			kill(p.pid, SIGTERM);
 			interrupted = true;

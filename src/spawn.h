@@ -28,7 +28,8 @@ static inline int spawn_signal_status(int sig)
 	return 128 + sig;
 }
 
-/* Set by the SIGINT/SIGTERM/SIGHUP handler; polled by every wait loop. */
+/* The last signal (SIGINT, SIGTERM, SIGHUP) that came, or 0: set by the
+ * handler, never cleared; what we exit with (128+N). */
 extern volatile sig_atomic_t spawn_interrupted;
 void spawn_install_signals(void);
 /* Our own status after the signal that interrupted us (SIGINT if none
@@ -37,11 +38,20 @@ static inline int spawn_interrupted_status(void)
 {
 	return spawn_signal_status(spawn_interrupted ? (int)spawn_interrupted : SIGINT);
 }
-
+/* Whether the work at hand must stop for a signal: one came since the
+ * innermost spawn_grace_begin (or at all, outside any). Every wait loop
+ * polls it. */
+bool spawn_stopping(void);
+/* Work that must be done even when we were interrupted (the kill of a
+ * command in the container, the removal of a workspace) runs between
+ * these two: in it, only a signal that comes after it began stops
+ * anything. begin returns what end takes back. */
+int spawn_grace_begin(void);
+void spawn_grace_end(int outer);
 /* Readable once a signal came (-1 before spawn_install_signals): every
  * poll() that waits for long includes it, so that a signal between the
- * check of spawn_interrupted and the poll still wakes it up. The flag
- * says what happened; drain the fd when it woke a poll. */
+ * check of spawn_stopping and the poll still wakes it up. The flags
+ * say what happened; drain the fd when it woke a poll. */
 int spawn_signal_fd(void);
 void spawn_signal_drain(void);
 /* Writes all of buf to fd (our stdout or stderr), but gives up (-1) as

@@ -307,16 +307,14 @@ static int run_setup(struct app *a, struct ws *ws, struct err *e)
  * were interrupted, which is when it matters most. */
 static void remove_if_ours(struct app *a, const char *ref, const char *nonce)
 {
-	sig_atomic_t saved = spawn_interrupted;
-	spawn_interrupted = 0;
+	int outer = spawn_grace_begin();
 	enum ws_state state;
 	struct ws found = {0};
 	if (ws_inspect(a, ref, &state, &found, NULL) == 0 && state != WS_MISSING &&
 	    state != WS_FOREIGN && found.nonce && strcmp(found.nonce, nonce) == 0)
 		ws_remove(a, found.id, NULL);
 	ws_free(&found);
-	if (!spawn_interrupted)
-		spawn_interrupted = saved;
+	spawn_grace_end(outer);
 }
 
 int ws_create(struct app *a, struct ws *ws, struct err *e)
@@ -434,6 +432,7 @@ static int run_in(struct app *a, struct ws *ws, struct exec_req *rq,
 	rq->workdir = ws->workdir;
 	rq->engine_ms = (long)(a->cfg.engine_timeout * 1000);
 	rq->chan = channel_for(a, ws, rq);
+	rq->loop = a->loop;
 	if (rq->feed)
 		feed_rewind(rq->feed);
 	return exec_run(rq, res, e);
