@@ -4,7 +4,6 @@
  * the same answers, and no pattern ever reaches a shell. What the
  * workspace sends is read as it comes (listing.h, grep.h) and only what
  * can be shown is kept: the host's memory does not grow with it. */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "grep.h"
 #include "json.h"
 #include "listing.h"
+#include "rx.h"
 #include "scripts.h"
 #include "tools.h"
 
@@ -202,7 +202,7 @@ int cmd_glob(struct app *a, struct err *e)
 /* What grep compiles from its arguments. */
 struct grep_args {
 	struct grep_opts o;
-	regex_t re;
+	struct rx *rx;
 	struct glob_pat *filter;
 };
 
@@ -232,23 +232,23 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 			sbuf_addc(&re, '\\');
 		sbuf_addc(&re, *p);
 	}
-	int rc = regcomp(&ga->re, re.buf ? re.buf : "",
-			 REG_EXTENDED | REG_NOSUB | (a->icase ? REG_ICASE : 0));
+	/* glibc's regcomp is not asked, not even for its message: it is
+	 * exponential in repeats of repeats ("a+++...+"). rx gives the
+	 * REG_* code it would and regerror's message for it (rx.h). */
+	char msg[200];
+	enum rx_status st = rx_compile(re.buf ? re.buf : "", a->icase ? RX_ICASE : 0, &ga->rx, NULL,
+				       msg, sizeof(msg));
 	sbuf_free(&re);
-	if (rc != 0) {
-		char msg[200];
-		regerror(rc, NULL, msg, sizeof(msg));
+	if (st != RX_OK)
 		return err_set(e, ERR_USAGE, "regex '%s': %s", pattern, msg);
-	}
 	if (a->glob) {
-		char msg[200];
 		ga->filter = glob_compile(a->glob, msg, sizeof(msg));
 		if (!ga->filter) {
-			regfree(&ga->re);
+			rx_free(ga->rx);
 			return err_set(e, ERR_USAGE, "--glob '%s': %s", a->glob, msg);
 		}
 	}
-	o->re = &ga->re;
+	o->rx = ga->rx;
 	o->filter = ga->filter;
 	o->before = a->before;
 	o->after = a->after;
@@ -260,7 +260,7 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 
 static void grep_args_free(struct grep_args *ga)
 {
-	regfree(&ga->re);
+	rx_free(ga->rx);
 	glob_free(ga->filter);
 }
 
