@@ -1312,15 +1312,15 @@ static void rx_message(const struct rx_parser *ps, char *errbuf, size_t errlen)
 		regerror(ps->regcode, NULL, errbuf, errlen);
 		break;
 	case RX_EBACKREF:
-		snprintf(errbuf, errlen, "back-references are not supported (\\1 to \\9 cannot "
-			 "be matched in time linear in the line's length)");
+		snprintf(errbuf, errlen, "back-references (\\1 to \\9) are not supported: they "
+			 "cannot be matched in time linear in the line's length");
 		break;
 	case RX_EBIG:
-		snprintf(errbuf, errlen, "the pattern is too large: over %d instructions with its "
-			 "intervals written out; use smaller counts in {m,n}", RX_PROG_MAX);
+		snprintf(errbuf, errlen, "too large: more than %d instructions once its intervals "
+			 "are written out; use smaller counts in {m,n}", RX_PROG_MAX);
 		break;
 	case RX_EDEEP:
-		snprintf(errbuf, errlen, "groups are nested more than %d deep", RX_DEPTH_MAX);
+		snprintf(errbuf, errlen, "groups nested more than %d deep", RX_DEPTH_MAX);
 		break;
 	default:
 		errbuf[0] = '\0';
