@@ -847,6 +847,11 @@ struct rx {
 	size_t tsize, count, mem;
 	unsigned long long epoch; /* flushes so far */
 	struct rx_state *initial;
+	size_t dropped;           /* the states of the cache when it was last dropped */
+	size_t carried, since;    /* bytes stepped since then: in the calls before, and
+				   * where in this call */
+	bool thrash;              /* go on in the NFA */
+	bool anchored;            /* see rx_anchored() */
 	unsigned long long steps;
 };
 
@@ -1070,8 +1075,9 @@ struct rx_state {
 	uint32_t pcs[];
 };
 
-/* The transition of a byte that completes a match. */
-static struct rx_state rx_matched;
+/* The transitions of a byte that completes a match, and of one after
+ * which there can be none. */
+static struct rx_state rx_matched, rx_dead;
 
 /* A new generation of marks, so that marking needs no clearing. */
 static uint32_t rx_generation(struct rx *rx)
@@ -1092,31 +1098,38 @@ static uint32_t rx_generation(struct rx *rx)
 static bool rx_closure(struct rx *rx, const uint32_t *pcs, size_t n, int before, int after, int c,
 		       size_t *nout)
 {
-	uint32_t g = rx_generation(rx), *stack = rx->stack;
+	/* Locals, which the stores into the arrays cannot alias. */
+	const uint32_t g = rx_generation(rx);
+	const struct rx_inst *prog = rx->prog;
+	const struct rx_set *sets = rx->sets;
+	uint32_t *mark = rx->mark, *taken = rx->taken, *stack = rx->stack, *out = rx->out;
+	const unsigned pair = RX_PAIR(before, after);
 	size_t sp = 0, k = 0;
-	unsigned pair = RX_PAIR(before, after);
+	unsigned long long steps = 0;
+	bool matched = false;
 #define RX_PUSH(pc)                               \
 	do {                                      \
 		uint32_t p_ = (pc);               \
-		if (rx->mark[p_] != g) {          \
-			rx->mark[p_] = g;         \
+		if (mark[p_] != g) {              \
+			mark[p_] = g;             \
 			stack[sp++] = p_;         \
 		}                                 \
 	} while (0)
 	RX_PUSH(0);
 	for (size_t i = 0; i < n; i++)
 		RX_PUSH(pcs[i]);
-	while (sp > 0) {
+	while (sp > 0 && !matched) {
 		uint32_t pc = stack[--sp];
-		const struct rx_inst *in = &rx->prog[pc];
-		rx->steps++;
+		const struct rx_inst *in = &prog[pc];
+		steps++;
 		switch (in->op) {
 		case RX_I_MATCH:
-			return true;
+			matched = true;
+			break;
 		case RX_I_SET:
-			if (c >= 0 && rx_set_has(&rx->sets[in->x], (unsigned)c) && rx->taken[pc + 1] != g) {
-				rx->taken[pc + 1] = g;
-				rx->out[k++] = pc + 1;
+			if (c >= 0 && rx_set_has(&sets[in->x], (unsigned)c) && taken[pc + 1] != g) {
+				taken[pc + 1] = g;
+				out[k++] = pc + 1;
 			}
 			break;
 		case RX_I_SPLIT:
@@ -1133,17 +1146,20 @@ static bool rx_closure(struct rx *rx, const uint32_t *pcs, size_t n, int before,
 		}
 	}
 #undef RX_PUSH
+	rx->steps += steps;
 	*nout = k;
-	return false;
+	return matched;
 }
 
-/* The plain NFA simulation (RX_NO_CACHE): a closure per byte. */
-static bool rx_nfa(struct rx *rx, const unsigned char *s, size_t n)
+/* The plain NFA simulation from the k instructions in rx->cur, after
+ * before: a closure per byte. No state is kept, so it serves where the
+ * DFA would build a new state for each byte. */
+static bool rx_nfa(struct rx *rx, size_t k, int before, const unsigned char *s, size_t n)
 {
-	size_t k = 0;
-	int before = RX_BEGIN;
 	for (size_t i = 0; i < n; i++) {
 		size_t next;
+		if (k == 0 && before != RX_BEGIN && rx->anchored)
+			return false; /* only the start is left, and it cannot go on */
 		if (rx_closure(rx, rx->cur, k, before, rx->ctx[s[i]], s[i], &next))
 			return true;
 		uint32_t *t = rx->cur;
@@ -1155,18 +1171,28 @@ static bool rx_nfa(struct rx *rx, const unsigned char *s, size_t n)
 	return rx_closure(rx, rx->cur, k, before, RX_BEGIN, -1, &k);
 }
 
-static int rx_cmp_pc(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
+/* A state's key is its set of instructions in any order: the hash
+ * adds one of each, and equality is tested against the marks that the
+ * closure which made the set left in rx->taken, without sorting. */
 static uint32_t rx_hash(const uint32_t *pcs, size_t n, int before)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)before;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ pcs[i]) * 16777619u;
+	uint32_t h = (uint32_t)before * 0x9e3779b9u;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = pcs[i] * 0x85ebca6bu;
+		h += x ^ (x >> 13);
+	}
 	return h;
+}
+
+static bool rx_state_is(const struct rx *rx, const struct rx_state *s, uint32_t h, size_t n,
+			int before)
+{
+	if (s->hash != h || s->n != n || s->before != before)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (rx->taken[s->pcs[i]] != rx->gen)
+			return false;
+	return true;
 }
 
 static void rx_cache_flush(struct rx *rx)
@@ -1200,21 +1226,21 @@ static void rx_table_grow(struct rx *rx)
 	rx->tsize = size;
 }
 
-/* The state of pcs[0..n) (sorted here) after before; made when new,
- * after dropping every state when the cache is full. */
-static struct rx_state *rx_state_get(struct rx *rx, uint32_t *pcs, size_t n, int before)
+/* The state of pcs[0..n), which the last closure marked, after before;
+ * made when new, after dropping every state if the cache is full. */
+static struct rx_state *rx_state_get(struct rx *rx, const uint32_t *pcs, size_t n, int before)
 {
-	qsort(pcs, n, sizeof(*pcs), rx_cmp_pc);
 	uint32_t h = rx_hash(pcs, n, before);
 	for (struct rx_state *s = rx->tsize ? rx->table[h & (rx->tsize - 1)] : NULL; s; s = s->chain)
-		if (s->hash == h && s->n == n && s->before == before &&
-		    memcmp(s->pcs, pcs, n * sizeof(*pcs)) == 0)
+		if (rx_state_is(rx, s, h, n, before))
 			return s;
 	size_t head = sizeof(struct rx_state) + n * sizeof(*pcs);
 	head = (head + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *);
 	size_t bytes = head + rx->nclasses * sizeof(struct rx_state *);
-	if (rx->mem + bytes > RX_CACHE_MAX)
+	if (rx->mem + bytes > RX_CACHE_MAX) {
+		rx->dropped = rx->count;
 		rx_cache_flush(rx);
+	}
 	if (rx->count >= rx->tsize)
 		rx_table_grow(rx);
 	struct rx_state *s = xmalloc(bytes);
@@ -1232,8 +1258,12 @@ static struct rx_state *rx_state_get(struct rx *rx, uint32_t *pcs, size_t n, int
 	return s;
 }
 
-/* The transition of st on byte c, built. */
-static struct rx_state *rx_dfa_step(struct rx *rx, struct rx_state *st, unsigned char c)
+/* The transition of st on byte c, built; s[i] is that byte. When the
+ * cache was dropped after fewer than RX_THRASH bytes per state it had
+ * built, rx->thrash says to go on without it. */
+#define RX_THRASH 10
+
+static struct rx_state *rx_dfa_step(struct rx *rx, struct rx_state *st, unsigned char c, size_t i)
 {
 	size_t k;
 	unsigned cl = rx->cls[c];
@@ -1241,9 +1271,16 @@ static struct rx_state *rx_dfa_step(struct rx *rx, struct rx_state *st, unsigned
 		return st->to[cl] = &rx_matched;
 	unsigned long long epoch = rx->epoch;
 	struct rx_state *t = rx_state_get(rx, rx->out, k, rx->ctx[c]);
-	if (rx->epoch == epoch) /* else st is gone with the cache */
-		st->to[cl] = t;
-	return t;
+	if (rx->epoch != epoch) { /* st is gone with the cache */
+		size_t bytes = rx->carried + i - rx->since;
+		rx->thrash = bytes < RX_THRASH * rx->dropped;
+		rx->carried = 0;
+		rx->since = i;
+		return t;
+	}
+	if (rx->anchored && k == 0 && t->before != RX_BEGIN)
+		t = &rx_dead;
+	return st->to[cl] = t;
 }
 
 static bool rx_dfa(struct rx *rx, const unsigned char *s, size_t n)
@@ -1252,14 +1289,26 @@ static bool rx_dfa(struct rx *rx, const unsigned char *s, size_t n)
 		rx->initial = rx_state_get(rx, rx->out, 0, RX_BEGIN);
 	struct rx_state *st = rx->initial;
 	const uint8_t *cls = rx->cls;
-	for (size_t i = 0; i < n; i++) {
+	size_t i;
+	rx->thrash = false;
+	rx->since = 0;
+	for (i = 0; i < n; i++) {
 		struct rx_state *t = st->to[cls[s[i]]];
-		if (!t)
-			t = rx_dfa_step(rx, st, s[i]);
-		if (t == &rx_matched)
-			return true;
+		if (!t) {
+			t = rx_dfa_step(rx, st, s[i], i);
+			if (rx->thrash) {
+				/* The rest of the line in the NFA, from t. */
+				memcpy(rx->cur, t->pcs, t->n * sizeof(*t->pcs));
+				return rx_nfa(rx, t->n, t->before, s + i + 1, n - i - 1);
+			}
+		}
+		if (t == &rx_matched || t == &rx_dead) {
+			rx->carried += i - rx->since;
+			return t == &rx_matched;
+		}
 		st = t;
 	}
+	rx->carried += n - rx->since;
 	if (st->end < 0) {
 		size_t k;
 		st->end = rx_closure(rx, st->pcs, st->n, st->before, RX_BEGIN, -1, &k);
@@ -1275,8 +1324,24 @@ bool rx_match(struct rx *rx, const char *s, size_t n)
 		return true;
 	rx->steps += n;
 	if (rx->flags & RX_NO_CACHE)
-		return rx_nfa(rx, (const unsigned char *)s, n);
+		return rx_nfa(rx, 0, RX_BEGIN, (const unsigned char *)s, n);
 	return rx_dfa(rx, (const unsigned char *)s, n);
+}
+
+/* Whether nothing can follow the start but at the start: then once the
+ * start is all that is left, there is no match (as for "^foo"). */
+static bool rx_anchored(struct rx *rx)
+{
+	for (int before = RX_WORD; before <= RX_OTHER; before++)
+		for (int after = RX_BEGIN; after <= RX_OTHER; after++) {
+			size_t k;
+			if (rx_closure(rx, NULL, 0, before, after, -1, &k))
+				return false;
+			for (size_t pc = 0; pc < rx->n; pc++)
+				if (rx->mark[pc] == rx->gen && rx->prog[pc].op == RX_I_SET)
+					return false;
+		}
+	return true;
 }
 
 /* ---- compiling ---- */
@@ -1370,6 +1435,8 @@ enum rx_status rx_compile(const char *pattern, int flags, struct rx **out, int *
 	rx->cur = xmalloc(rx->n * sizeof(*rx->cur));
 	memset(rx->mark, 0, rx->n * sizeof(*rx->mark));
 	memset(rx->taken, 0, (rx->n + 1) * sizeof(*rx->taken));
+	rx->anchored = rx_anchored(rx);
+	rx->steps = 0;
 	*out = rx;
 	return RX_OK;
 }

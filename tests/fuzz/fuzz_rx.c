@@ -37,16 +37,16 @@
 
 /* glibc's regcomp is not linear either: it writes x+ as x x* and
  * x{m,n} as n copies of x, so that each '+' of "a+++...+" doubles the
- * tree (24 of them take 12 GB), and then builds epsilon closures in
- * time and memory quadratic in the tree, so that "(a?){5000}" takes
- * 200 MB, and in time exponential in how deep repeats nest after an
- * assertion: "\\ba+*+*+*+*+*+*" takes minutes. glibc is only asked
- * about patterns whose tree, by a rough upper bound of its size read
- * here (brackets are not understood, which only makes it larger), has
- * at most FZ_GLIBC_NODES nodes, and whose repeats nest at most
+ * tree (24 of them take 12 GB); it builds epsilon closures in time and
+ * memory quadratic in the tree, so that "(a?){5000}" takes 200 MB; and
+ * its time grows fast with how deep repeats nest: "a*{1,22}*{1,22}"
+ * takes seconds, "\ba+*+*+*+*+*+*" minutes. glibc is only asked about
+ * patterns whose tree, by a rough upper bound of its size read here
+ * (brackets are not understood, which only makes it larger), has at
+ * most FZ_GLIBC_NODES nodes, and whose repeats nest at most
  * FZ_GLIBC_NEST deep. */
 #define FZ_GLIBC_NODES 4000
-#define FZ_GLIBC_NEST 6
+#define FZ_GLIBC_NEST 3
 #define FZ_SAT(n) ((n) > 1000000 ? 1000000 : (n))
 
 struct fz_level {
