@@ -454,69 +454,82 @@ static int rx_bracket_single(struct rx_parser *ps, struct rx_set *s, const struc
 	}
 }
 
+/* Where a bracket expression is read: the token at pos (type, byte,
+ * length) and the set so far. */
+struct rx_bracket {
+	enum rx_btok t;
+	unsigned c;
+	size_t len;
+	struct rx_set set;
+	int members, lit; /* lit: the byte of a lone member, else -1 */
+};
+
+/* One member, a byte, a name or a range, added to the set; on return
+ * the token after it is read. */
+static int rx_bracket_member(struct rx_parser *ps, struct rx_bracket *br, bool first)
+{
+	struct rx_belem a, b;
+	bool range = false;
+	if (rx_bracket_elem(ps, br->t, br->c, br->len, &a, first) < 0)
+		return -1;
+	br->t = rx_btoken_at(ps, ps->pos, &br->c, &br->len);
+	if (a.type != RX_B_CLASS && a.type != RX_B_EQUIV) {
+		if (br->t == RX_B_END)
+			return rx_fail(ps, RX_EBAD, REG_EBRACK);
+		if (br->t == RX_B_RANGE) {
+			unsigned c2;
+			size_t len2;
+			enum rx_btok t2 = rx_btoken_at(ps, ps->pos + br->len, &c2, &len2);
+			if (t2 == RX_B_END)
+				return rx_fail(ps, RX_EBAD, REG_EBRACK);
+			if (t2 == RX_B_CLOSE) {
+				br->t = RX_B_CHAR; /* a '-' last is itself */
+			} else {
+				ps->pos += br->len;
+				if (rx_bracket_elem(ps, t2, c2, len2, &b, true) < 0)
+					return -1;
+				br->t = rx_btoken_at(ps, ps->pos, &br->c, &br->len);
+				range = true;
+			}
+		}
+	}
+	if ((range ? rx_bracket_range(ps, &br->set, &a, &b) : rx_bracket_single(ps, &br->set, &a)) < 0)
+		return -1;
+	br->members++;
+	br->lit = !range && a.type == RX_B_CHAR ? (int)a.c : -1;
+	return 0;
+}
+
 /* The bracket expression whose '[' is the current token. */
 static int rx_parse_bracket(struct rx_parser *ps)
 {
-	struct rx_set s = {{0}};
-	bool negate = false, first = true;
-	unsigned c = 0;
-	size_t len;
-	int members = 0, lit = -1;
+	struct rx_bracket br = {.lit = -1};
+	bool negate = false;
 	ps->pos += ps->tok.len;
-	enum rx_btok t = rx_btoken_at(ps, ps->pos, &c, &len);
-	if (t == RX_B_END)
+	br.t = rx_btoken_at(ps, ps->pos, &br.c, &br.len);
+	if (br.t == RX_B_END)
 		return rx_fail(ps, RX_EBAD, REG_BADPAT);
-	if (t == RX_B_CHAR && c == '^') {
+	if (br.t == RX_B_CHAR && br.c == '^') {
 		negate = true;
-		ps->pos += len;
-		t = rx_btoken_at(ps, ps->pos, &c, &len);
-		if (t == RX_B_END)
+		ps->pos += br.len;
+		br.t = rx_btoken_at(ps, ps->pos, &br.c, &br.len);
+		if (br.t == RX_B_END)
 			return rx_fail(ps, RX_EBAD, REG_BADPAT);
 	}
-	if (t == RX_B_CLOSE)
-		t = RX_B_CHAR; /* a ']' first is itself */
-	for (;;) {
-		struct rx_belem a, b;
-		if (rx_bracket_elem(ps, t, c, len, &a, first) < 0)
+	if (br.t == RX_B_CLOSE)
+		br.t = RX_B_CHAR; /* a ']' first is itself */
+	for (bool first = true; br.t != RX_B_CLOSE; first = false) {
+		if (rx_bracket_member(ps, &br, first) < 0)
 			return -1;
-		first = false;
-		t = rx_btoken_at(ps, ps->pos, &c, &len);
-		bool range = false;
-		if (a.type != RX_B_CLASS && a.type != RX_B_EQUIV) {
-			if (t == RX_B_END)
-				return rx_fail(ps, RX_EBAD, REG_EBRACK);
-			if (t == RX_B_RANGE) {
-				unsigned c2;
-				size_t len2;
-				enum rx_btok t2 = rx_btoken_at(ps, ps->pos + len, &c2, &len2);
-				if (t2 == RX_B_END)
-					return rx_fail(ps, RX_EBAD, REG_EBRACK);
-				if (t2 == RX_B_CLOSE) {
-					t = RX_B_CHAR; /* a '-' last is itself */
-				} else {
-					ps->pos += len;
-					if (rx_bracket_elem(ps, t2, c2, len2, &b, true) < 0)
-						return -1;
-					t = rx_btoken_at(ps, ps->pos, &c, &len);
-					range = true;
-				}
-			}
-		}
-		if ((range ? rx_bracket_range(ps, &s, &a, &b) : rx_bracket_single(ps, &s, &a)) < 0)
-			return -1;
-		members++;
-		lit = !range && a.type == RX_B_CHAR ? (int)a.c : -1;
-		if (t == RX_B_END)
+		if (br.t == RX_B_END)
 			return rx_fail(ps, RX_EBAD, REG_EBRACK);
-		if (t == RX_B_CLOSE)
-			break;
 	}
-	ps->pos += len;
-	if (negate)
-		rx_set_not(&s);
-	/* A lone byte, "[.]" say, is a literal for the prefilter. */
+	ps->pos += br.len;
 	ps->tok.len = 0; /* pos is past it: the next fetch reads on from there */
-	return rx_set_node(ps, &s, !negate && members == 1 ? lit : -1);
+	if (negate)
+		rx_set_not(&br.set);
+	/* A lone byte, "[.]" say, is a literal for the prefilter. */
+	return rx_set_node(ps, &br.set, !negate && br.members == 1 ? br.lit : -1);
 }
 
 /* ---- the grammar, in glibc's order ---- */
@@ -832,7 +845,6 @@ struct rx {
 	size_t nsets;
 	bool words;            /* an assertion looks at word bytes */
 	uint8_t cls[256];      /* the class of each byte: bytes no set tells apart */
-	uint8_t rep[256];      /* a byte of each class */
 	uint8_t ctx[256];      /* RX_WORD or RX_OTHER, for the assertions */
 	unsigned nclasses;
 	char lit[RX_LIT_MAX];  /* every match contains it */
@@ -977,7 +989,7 @@ static void rx_classes(struct rx *rx)
 	rx->nclasses = 0;
 	for (unsigned c = 0; c < 256; c++) {
 		if (rx->cls[c] == rx->nclasses)
-			rx->rep[rx->nclasses++] = (uint8_t)c;
+			rx->nclasses++; /* numbered in the order of their first byte */
 		rx->ctx[c] = rx->words && rx_is_word(c) ? RX_WORD : RX_OTHER;
 	}
 }
