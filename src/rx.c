@@ -850,6 +850,7 @@ struct rx {
 	char lit[RX_LIT_MAX];  /* every match contains it */
 	size_t litlen;
 	bool exact;            /* and containing it is matching */
+	bool fold;             /* it is looked for in either case */
 	bool copied_assert;
 	/* Scratch for building states, each as long as the program. */
 	uint32_t *mark, *taken, *stack, *out, *cur;
@@ -1010,8 +1011,9 @@ static void rx_fold_sets(struct rx *rx)
 
 /* The longest run of bytes that follow one another in every match:
  * literal bytes of concatenations, repeated min times; assertions take
- * no byte and break nothing. Under REG_ICASE only bytes that are not
- * letters count, for memmem's sake. */
+ * no byte and break nothing. Under REG_ICASE the bytes are folded to
+ * upper case (a lower case one, "\a", matches nothing: it breaks the
+ * run), and the run is looked for folded too (rx_find). */
 struct rx_lit {
 	char run[RX_LIT_MAX], best[RX_LIT_MAX];
 	size_t nrun, nbest;
@@ -1033,7 +1035,7 @@ static void rx_lit_walk(const struct rx_parser *ps, int node, struct rx_lit *l)
 	const struct rx_node *nd = &ps->nodes[node];
 	switch (nd->kind) {
 	case RX_K_SET:
-		if (nd->lit < 0 || (ps->icase && rx_is_alpha((unsigned)nd->lit))) {
+		if (nd->lit < 0 || (ps->icase && rx_is_lower((unsigned)nd->lit))) {
 			rx_lit_break(l);
 			break;
 		}
@@ -1071,6 +1073,44 @@ static void rx_prefilter(struct rx *rx, const struct rx_parser *ps, int root)
 	memcpy(rx->lit, l.best, l.nbest);
 	rx->litlen = l.nbest;
 	rx->exact = exact;
+	for (size_t i = 0; i < l.nbest; i++)
+		rx->fold = rx->fold || (ps->icase && rx_is_upper((unsigned char)l.best[i]));
+}
+
+/* Whether s[0..n) holds lit[0..k), upper case in lit standing for
+ * either case: memchr finds the first byte in each case, each search
+ * going on from where it stopped, so the work is linear in n times k. */
+static bool rx_find_fold(const char *s, size_t n, const char *lit, size_t k)
+{
+	unsigned char first[2] = {(unsigned char)lit[0], (unsigned char)lit[0]};
+	size_t next[2] = {0, 0}, i = 0; /* where each case of the first byte is next */
+	bool known[2] = {false, false};
+	if (rx_is_upper(first[0]))
+		first[1] = (unsigned char)(first[0] - 'A' + 'a');
+	while (n - i >= k) {
+		for (int c = 0; c < 2; c++)
+			if (!known[c] || next[c] < i) {
+				const char *q = memchr(s + i, first[c], n - i);
+				next[c] = q ? (size_t)(q - s) : n;
+				known[c] = true;
+			}
+		size_t at = next[0] < next[1] ? next[0] : next[1], j = 1;
+		if (n - at < k)
+			return false;
+		while (j < k && rx_upper((unsigned char)s[at + j]) == (unsigned char)lit[j])
+			j++;
+		if (j == k)
+			return true;
+		i = at + 1;
+	}
+	return false;
+}
+
+static bool rx_find(const struct rx *rx, const char *s, size_t n)
+{
+	if (rx->fold)
+		return rx_find_fold(s, n, rx->lit, rx->litlen);
+	return memmem(s, n, rx->lit, rx->litlen) != NULL;
 }
 
 /* ---- matching ---- */
@@ -1330,7 +1370,7 @@ static bool rx_dfa(struct rx *rx, const unsigned char *s, size_t n)
 
 bool rx_match(struct rx *rx, const char *s, size_t n)
 {
-	if (rx->litlen && !memmem(s, n, rx->lit, rx->litlen))
+	if (rx->litlen && !rx_find(rx, s, n))
 		return false;
 	if (rx->exact)
 		return true;

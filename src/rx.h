@@ -18,10 +18,11 @@
  * 60000).
  *
  * Matching only answers whether a line contains a match: a literal that
- * every match contains is looked for first (memmem); then a lazily built
- * DFA, at most O(pattern) work per byte when a state is new and one
- * table lookup when it is not, whose cache is bounded and dropped when
- * full. */
+ * every match contains is looked for first (memmem, or memchr and a
+ * compare folding case); then a lazily built DFA, at most O(pattern)
+ * work per byte when a state is new and one table lookup when it is
+ * not, whose cache is bounded and dropped when full; where it would
+ * build a state for nearly every byte, the plain NFA simulation. */
 #ifndef SANDBOX_RX_H
 #define SANDBOX_RX_H
 

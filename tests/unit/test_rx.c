@@ -339,6 +339,12 @@ static void test_icase(void)
 		{"x{2}Y", true, "XXy\nxy"},
 		{"main\\(", true, "MAIN(\nmain ("},
 		{"\xe9", true, "\xe9\n\xc9"},
+		/* The literal looked for in either case first. */
+		{"abc", true, "ababababababAbC\nabababababab\nxxABCxx\nab"},
+		{"a-c", true, "aa-aA-A-c\na-b"},
+		{"main", true, "mAmAmAmAmAiN\nMAI"},
+		{"x\\ay", true, "xay\nXAY"},
+		{"1\\A2", true, "1a2\n1A2"},
 	};
 	check_cases("REG_ICASE", cases, ARRAY_LEN(cases));
 }
