@@ -3,7 +3,8 @@
  * builds a tree; the compiler, a Thompson construction into a program
  * of SET, SPLIT, JMP, ASSERT and MATCH instructions; the literal
  * prefilter; the matcher, a lazily built DFA whose states are the sets
- * of instructions waiting for the next byte.
+ * of instructions waiting for the next byte, and the plain NFA
+ * simulation it falls back on.
  *
  * How glibc reads a pattern (found by experiment, tests/unit/test_rx.c):
  * under REG_ICASE it folds the pattern and the subject to upper case,

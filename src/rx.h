@@ -7,8 +7,10 @@
  * and so are the answers: bytes, '.' any byte but NUL, REG_ICASE folding
  * ASCII letters only, with glibc's own quirks (under it, an escaped
  * lowercase letter such as "\a" matches nothing, since glibc folds to
- * upper case but leaves escaped characters alone). tests/unit/test_rx.c
- * and tests/fuzz/fuzz_rx.c hold it to glibc's regexec.
+ * upper case but leaves escaped characters alone), but not its bug of
+ * losing assertions in repeated groups (rx_copied_assert()). Error
+ * codes too: REG_* as regcomp returns them. tests/unit/test_rx.c and
+ * tests/fuzz/fuzz_rx.c hold it to glibc's regcomp and regexec.
  *
  * What glibc's regexec cannot do in linear time is refused: back-
  * references (\1 to \9). So are patterns whose program, their intervals
