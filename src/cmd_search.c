@@ -4,7 +4,6 @@
  * the same answers, and no pattern ever reaches a shell. What the
  * workspace sends is read as it comes (listing.h, grep.h) and only what
  * can be shown is kept: the host's memory does not grow with it. */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "opts.h"
 #include "results.h"
 #include "listing.h"
+#include "rx.h"
 #include "scripts.h"
 #include "tools.h"
 
@@ -167,7 +167,7 @@ int cmd_glob(struct app *a, struct err *e)
 /* What grep compiles from its arguments. */
 struct grep_args {
 	struct grep_opts o;
-	regex_t re;
+	struct rx *rx;
 	struct glob_pat *filter;
 };
 
@@ -199,23 +199,23 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 			sbuf_addc(&re, '\\');
 		sbuf_addc(&re, *p);
 	}
-	int rc = regcomp(&ga->re, re.buf ? re.buf : "",
-			 REG_EXTENDED | REG_NOSUB | (a->icase ? REG_ICASE : 0));
+	/* glibc's regcomp is not asked, not even for its message: it is
+	 * exponential in repeats of repeats ("a+++...+"). rx gives the
+	 * REG_* code it would and regerror's message for it (rx.h). */
+	char msg[200];
+	enum rx_status st = rx_compile(re.buf ? re.buf : "", a->icase ? RX_ICASE : 0, &ga->rx, NULL,
+				       msg, sizeof(msg));
 	sbuf_free(&re);
-	if (rc != 0) {
-		char msg[200];
-		regerror(rc, NULL, msg, sizeof(msg));
+	if (st != RX_OK)
 		return err_set(e, ERR_USAGE, "regex '%s': %s", pattern, msg);
-	}
 	if (a->glob) {
-		char msg[200];
 		ga->filter = glob_compile(a->glob, msg, sizeof(msg));
 		if (!ga->filter) {
-			regfree(&ga->re);
+			rx_free(ga->rx);
 			return err_set(e, ERR_USAGE, "%s '%s': %s", opt_say(a, O_GLOB), a->glob, msg);
 		}
 	}
-	o->re = &ga->re;
+	o->rx = ga->rx;
 	o->filter = ga->filter;
 	o->before = a->before;
 	o->after = a->after;
@@ -227,7 +227,7 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 
 static void grep_args_free(struct grep_args *ga)
 {
-	regfree(&ga->re);
+	rx_free(ga->rx);
 	glob_free(ga->filter);
 }
 
@@ -313,7 +313,7 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 			.workspace = a->ws_name, .pattern = pattern, .path = base_dir(a), .g = g,
 			.limit = a->limit, .max_bytes = SEARCH_SHOWN_MAX,
 		};
-		g->o.re = NULL; /* ga goes now; what is left reads no regex */
+		g->o.rx = NULL; /* ga goes now; what is left matches nothing more */
 		g->o.filter = NULL;
 		rc = g->nfiles == 0 && g->produced == 0 ? 1 : 0;
 	} else {

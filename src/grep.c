@@ -156,8 +156,7 @@ static void grep_line(struct grep *g)
 	size_t n = g->line.len;
 	if (!g->line_long && n && s[n - 1] == '\r')
 		n--; /* a CRLF file's lines match like LF lines; shown without \r */
-	s[n] = '\0';
-	bool match = regexec(g->o.re, s, 0, NULL, 0) == 0;
+	bool match = rx_match(g->o.rx, s, n); /* NUL bytes and all */
 	if (match) {
 		g->cur.count++;
 		if (g->o.mode == GREP_FILES)

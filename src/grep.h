@@ -11,11 +11,11 @@
 #ifndef SANDBOX_GREP_H
 #define SANDBOX_GREP_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "glob.h"
+#include "rx.h"
 #include "tar.h"
 #include "util.h"
 
@@ -48,7 +48,7 @@ struct grep_file {
 
 struct grep_opts {
 	enum grep_mode mode;
-	const regex_t *re;
+	struct rx *rx;                 /* the pattern; matching fills its cache */
 	const struct glob_pat *filter; /* NULL: every file */
 	long before, after;            /* 0 to GREP_CONTEXT_MAX */
 	size_t limit;                  /* output lines kept, at least 1 */

@@ -295,6 +295,30 @@ test_expect_success 'usage errors: exit 2 and why, nothing run' '
 	cmp_text "sandbox: grep: give one pattern (quote it, so that your shell does not expand it)" err
 '
 
+test_expect_success 'refused, exit 2: back-references, a pattern too large, groups nested too deep' '
+	expect_status 2 sb -w "$REF" grep "(a)\\1" --path r >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: regex ${SQ}(a)\\1${SQ}: back-references (\\1 to \\9) are not supported: they cannot be matched in time linear in the line${SQ}s length" err &&
+	expect_status 2 sb -w "$REF" grep "a{1000}{1000}" --path r >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: regex ${SQ}a{1000}{1000}${SQ}: too large: more than 10000 instructions once its intervals are written out; use smaller counts in {m,n}" err &&
+	p=$(printf "%0257d" 0 | tr 0 "(") &&
+	expect_status 2 sb -w "$REF" grep "${p}a" --path r >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: regex ${SQ}${p}a${SQ}: groups nested more than 256 deep" err &&
+	expect_status 2 sb -w "$REF" grep "\\1" --path r 2>err &&
+	cmp_text "sandbox: grep: regex ${SQ}\\1${SQ}: Invalid back reference" err
+'
+
+# glibc's regcomp wrote x+ out as x x* and so doubled the pattern at
+# each '+' of these: 24 of them took 52 s and 12 GB.
+test_expect_success 'repeats of repeats compile at once: o and 40 +' '
+	p=xfo$(printf "%040d" 0 | tr 0 +)x &&
+	timeout -s KILL 60 "$SANDBOX" --engine "$ENGINE" -w "$REF" grep "$p" --path r --output count >out 2>err &&
+	must_be_empty err &&
+	cmp_text "r/d/b.c:1" out
+'
+
 test_expect_success '--path not found, unreadable, closed (user 65534): exit 1 with the reason' '
 	expect_status 1 sb -w "$REF" grep foo --path nope >out 2>err &&
 	must_be_empty out &&

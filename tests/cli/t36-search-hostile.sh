@@ -7,7 +7,8 @@
 # NULs, a file of 20 MB of matching lines, one of 300 lines of 1 MiB
 # each, and output past the 4 MiB it stops at leave sandbox's own peak
 # RSS (VmHWM, measured by tests/peak-rss.c; not on the sanitizer leg)
-# under 32 MiB; -A/-B/-C and --limit have caps, in the CLI and in MCP.
+# under 32 MiB; a line of 1 MiB that a.*b does not match is matched in
+# linear time; -A/-B/-C and --limit have caps, in the CLI and in MCP.
 . "$(dirname "$0")/../lib.sh"
 need_engine
 
@@ -189,6 +190,25 @@ test_expect_success 'grep: the output stops at 4 MiB, and says so; the peak RSS 
 	cmp_text "(918 more lines; the output stops at 4 MiB: narrow the search)" last &&
 	sb -w "$REF" --json grep "^f" --path wide/v.txt --output content --limit 10000 >out &&
 	grep_file "\"total_lines\":3000,\"truncated\":true}" out
+'
+
+# glibc's regexec took time quadratic in the length of a line without a
+# match: 21 s for a.*b on one line of 64 KiB of a, hours on 1 MiB, and
+# neither the timeout nor an interrupt acted inside it. Now linear: well
+# under a second, so that the KILL after 120 s can only catch a hang.
+test_expect_success 'grep a.*b over a 1 MiB line of a and 21 lines of 64 KiB: done at once (glibc took hours)' '
+	sb -w "$REF" exec -c "mkdir -p long && head -c 65536 /dev/zero | tr \"\\\\000\" a >/tmp/a64 &&
+		{ head -c 1048576 /dev/zero | tr \"\\\\000\" a; echo; i=0;
+		while [ \$i -lt 20 ]; do cat /tmp/a64; echo; i=\$((i + 1)); done;
+		cat /tmp/a64; echo b; } >long/a.txt" &&
+	sb -w "$REF" exec -c "wc -lc long/a.txt" >out &&
+	grep_file -E "(^| )22 +2424855 long/a.txt" out &&
+	timeout -s KILL 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" grep "a.*b" --path long --output count >out 2>err &&
+	must_be_empty err &&
+	cmp_text long/a.txt:1 out &&
+	expect_status 1 timeout -s KILL 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" grep "(a|aa)*[cd]" --path long >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: no match" err
 '
 
 test_expect_success 'glob: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '

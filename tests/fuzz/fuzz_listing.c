@@ -27,7 +27,6 @@
  * - grep's output differs with the chunking, holds more than its bounds
  *   while reading, or is not the output of an unbounded run cut at the
  *   limit and max_bytes. */
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -172,7 +171,7 @@ static void fuzz_listing(const uint8_t *data, size_t size)
 /* ---- grep ---- */
 
 static const char *const patterns[] = {"a", "^a", "a$", "b|c", "", "x.*y", "[[:digit:]]"};
-static regex_t res[ARRAY_LEN(patterns)];
+static struct rx *res[ARRAY_LEN(patterns)];
 
 static void grep_bounds(const struct grep *g)
 {
@@ -283,7 +282,7 @@ static void fuzz_grep(const uint8_t *data, size_t size)
 		return;
 	struct grep_opts o = {
 		.mode = (enum grep_mode)(data[0] % 3),
-		.re = &res[(data[0] >> 2) % ARRAY_LEN(patterns)],
+		.rx = res[(data[0] >> 2) % ARRAY_LEN(patterns)],
 		.limit = (size_t)(data[2] % 20) + 1,
 		.max_bytes = data[3] & 1 ? (size_t)data[3] * 4 + 16 : (size_t)1 << 20,
 		.base = data[3] & 2 ? "." : "dir/",
@@ -327,7 +326,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static bool compiled;
 	if (!compiled) {
 		for (size_t i = 0; i < ARRAY_LEN(patterns); i++)
-			if (regcomp(&res[i], patterns[i], REG_EXTENDED | REG_NOSUB) != 0)
+			if (rx_compile(patterns[i], 0, &res[i], NULL, NULL, 0) != RX_OK)
 				abort();
 		compiled = true;
 	}

@@ -15,19 +15,18 @@
 #include "tools.h"
 #include "util.h"
 
-static regex_t re;
+static struct rx *rx;
 
 static struct grep_opts opts(enum grep_mode mode, const char *pattern)
 {
 	static char compiled[256];
-	if (strcmp(compiled, pattern) != 0) {
-		if (compiled[0])
-			regfree(&re);
+	if (!rx || strcmp(compiled, pattern) != 0) {
+		rx_free(rx);
 		snprintf(compiled, sizeof(compiled), "%s", pattern);
-		if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+		if (rx_compile(pattern, 0, &rx, NULL, NULL, 0) != RX_OK)
 			abort();
 	}
-	return (struct grep_opts){.mode = mode, .re = &re, .limit = 1000, .max_bytes = 1 << 20, .base = "."};
+	return (struct grep_opts){.mode = mode, .rx = rx, .limit = 1000, .max_bytes = 1 << 20, .base = "."};
 }
 
 /* What is shown, in the form of the text output. */
@@ -168,6 +167,28 @@ static void test_outputs(void)
 	check("one file: shown as given, whatever the archive calls it", &o, &a,
 	      "given/path.txt:1:a foo\ngiven/path.txt:1:foo again\n");
 	sbuf_free(&a);
+}
+
+/* Past the first 8 KiB, a NUL byte does not make a file binary: it is
+ * a byte of its line, which it does not end. */
+static void test_nul_bytes(void)
+{
+	struct sbuf a = {0}, text = {0};
+	for (int i = 0; i < 5000; i++)
+		sbuf_adds(&text, "x\n");
+	sbuf_add(&text, "foo\0bar\n", 8);
+	tar_make_file(&a, "n", text.buf, text.len);
+	tar_make_end(&a);
+	struct grep_opts o = opts(GREP_COUNT, "bar$");
+	check("a NUL byte in a line: what follows it is matched too", &o, &a, "n:1\n");
+	o = opts(GREP_COUNT, "foo$");
+	check("a NUL byte in a line does not end it", &o, &a, "");
+	o = opts(GREP_COUNT, "foo[^a]bar");
+	check("a NUL byte is a byte that [^a] takes", &o, &a, "n:1\n");
+	o = opts(GREP_COUNT, "foo.bar");
+	check("a NUL byte is not one that '.' takes, as in glibc", &o, &a, "");
+	sbuf_free(&a);
+	sbuf_free(&text);
 }
 
 static void test_long_lines(void)
@@ -379,9 +400,10 @@ static void test_trim_agrees(void)
 int main(void)
 {
 	test_outputs();
+	test_nul_bytes();
 	test_long_lines();
 	test_hostile();
 	test_trim_agrees();
-	regfree(&re);
+	rx_free(rx);
 	return done_testing();
 }
