@@ -48,6 +48,17 @@ static void add_stream(struct sbuf *out, const struct jv *res, const char *name,
 	sbuf_add(out, text + half, len - half);
 }
 
+/* What the cancel did, as exec_kill_says() says it: never "killed"
+ * unless the result says so. */
+static const char *kill_says(const struct jv *res)
+{
+	const char *word = jv_str(jv_get(res, "kill"));
+	for (int k = KILL_NONE; word && k <= KILL_FAILED; k++)
+		if (strcmp(word, exec_kill_word((enum exec_kill)k)) == 0)
+			return exec_kill_says((enum exec_kill)k);
+	return exec_kill_says(KILL_FAILED);
+}
+
 static void text_exec(struct sbuf *out, const struct jv *res, const struct app *call)
 {
 	long long status = 0;
@@ -66,7 +77,7 @@ static void text_exec(struct sbuf *out, const struct jv *res, const struct app *
 	if (out->len && out->buf[out->len - 1] != '\n')
 		sbuf_addc(out, '\n');
 	if (timed_out)
-		sbuf_addf(out, "[timed out after %gs; the command was killed]", call->cfg.timeout);
+		sbuf_addf(out, "[timed out after %gs; %s]", call->cfg.timeout, kill_says(res));
 	else
 		sbuf_addf(out, "[exit code %lld]", status);
 }

@@ -251,7 +251,7 @@ test_expect_success 'a timeout kills the command and what it started, in the con
 	mcp out --image "$IMAGE" --rm <steps &&
 	elapsed_below "$start" 30 &&
 	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"timed_out\"] is True" &&
-	text_of out 2 >got && grep_file "^\[timed out after 1s; the command was killed\]$" got &&
+	text_of out 2 >got && grep_file "^\[timed out after 1s; the command was killed in the workspace\]$" got &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
 '
 
