@@ -239,7 +239,16 @@ struct grep_stream {
 	bool started, bad_answer;
 	int failed;
 	char msg[200];
+	long long deadline; /* of the matching too: now_ms() */
 };
+
+/* A line can take long to match (rx.h): a signal or the step's deadline
+ * stops the matching, as they stop the script. */
+static bool grep_stop(void *ctx)
+{
+	const struct grep_stream *s = ctx;
+	return spawn_stopping() || now_ms() >= s->deadline;
+}
 
 /* The answer line: a file ("OK F", only for a --path: the workdir is a
  * directory) or a directory ("OK D"); then the stream is read. */
@@ -264,7 +273,7 @@ static int grep_body(void *ctx, const char *buf, size_t n)
 		return -1; /* not what was asked for: stop it */
 	if (!s->failed && grep_feed(s->g, buf, n, s->msg, sizeof(s->msg)) < 0)
 		s->failed = 1;
-	return 0;
+	return rx_stopped(s->ga->rx) ? -1 : 0; /* stopped: stop the script too */
 }
 
 /* After the script: its refusal, an answer it never writes, or a
@@ -278,6 +287,11 @@ static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
 		grep_start(s);
 	if (s->bad_answer)
 		return search_bad_answer(head, e);
+	if (rx_stopped(s->ga->rx) && spawn_stopping())
+		return err_set(e, ERR_INTERRUPTED, "interrupted while matching the lines");
+	if (rx_stopped(s->ga->rx))
+		return err_set(e, ERR_FAILED, "timed out after %gs matching the lines; narrow the pattern or the path",
+			       ws_step_timeout(a));
 	if (!s->failed && grep_finish(s->g, s->msg, sizeof(s->msg)) < 0)
 		s->failed = 1;
 	if (s->failed)
@@ -303,8 +317,10 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 	/* Large (the tar reader's buffers), and in one place from here on. */
 	struct grep *g = xmalloc(sizeof(*g));
 	struct tool_out out = {.body = grep_body};
-	struct grep_stream s = {.a = a, .ga = &ga, .g = g, .out = &out};
+	struct grep_stream s = {.a = a, .ga = &ga, .g = g, .out = &out,
+				.deadline = now_ms() + (long long)(ws_step_timeout(a) * 1000)};
 	out.ctx = &s;
+	rx_set_stop(ga.rx, grep_stop, &s);
 	int rc = tool_run(a, &ws, PROTO_TAR, &arg, 1, NULL, false, &out, e);
 	if (rc == 0)
 		rc = grep_outcome(a, &s, e);

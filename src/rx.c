@@ -867,7 +867,27 @@ struct rx {
 	bool thrash;              /* go on in the NFA */
 	bool anchored;            /* see rx_anchored() */
 	unsigned long long steps;
+	/* Asked every RX_CHECK steps of the slow paths, where a byte may
+	 * cost the whole program: true stops the match (rx_stopped). */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
+	unsigned long long next_check;
+	bool stopped;
 };
+
+#define RX_CHECK (1ull << 22)
+
+/* Whether to stop now: asked at most every RX_CHECK steps. */
+static bool rx_must_stop(struct rx *rx)
+{
+	if (rx->stopped)
+		return true;
+	if (!rx->stop || rx->steps < rx->next_check)
+		return false;
+	rx->next_check = rx->steps + RX_CHECK;
+	rx->stopped = rx->stop(rx->stop_ctx);
+	return rx->stopped;
+}
 
 static uint32_t rx_inst(struct rx *rx, enum rx_op op, uint32_t x, uint32_t y)
 {
@@ -1213,6 +1233,8 @@ static bool rx_nfa(struct rx *rx, size_t k, int before, const unsigned char *s, 
 		size_t next;
 		if (k == 0 && before != RX_BEGIN && rx->anchored)
 			return false; /* only the start is left, and it cannot go on */
+		if (rx_must_stop(rx))
+			return false;
 		if (rx_closure(rx, rx->cur, k, before, rx->ctx[s[i]], s[i], &next))
 			return true;
 		uint32_t *t = rx->cur;
@@ -1348,6 +1370,8 @@ static bool rx_dfa(struct rx *rx, const unsigned char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		struct rx_state *t = st->to[cls[s[i]]];
 		if (!t) {
+			if (rx_must_stop(rx))
+				return false;
 			t = rx_dfa_step(rx, st, s[i], i);
 			if (rx->thrash) {
 				/* The rest of the line in the NFA, from t. */
@@ -1369,8 +1393,23 @@ static bool rx_dfa(struct rx *rx, const unsigned char *s, size_t n)
 	return st->end;
 }
 
+void rx_set_stop(struct rx *rx, bool (*stop)(void *ctx), void *ctx)
+{
+	rx->stop = stop;
+	rx->stop_ctx = ctx;
+	rx->next_check = rx->steps + RX_CHECK;
+	rx->stopped = false;
+}
+
+bool rx_stopped(const struct rx *rx)
+{
+	return rx->stopped;
+}
+
 bool rx_match(struct rx *rx, const char *s, size_t n)
 {
+	if (rx->stopped)
+		return false;
 	if (rx->litlen && !rx_find(rx, s, n))
 		return false;
 	if (rx->exact)

@@ -65,6 +65,13 @@ enum rx_status rx_compile(const char *pattern, int flags, struct rx **out, int *
  * it caches DFA states in rx, so one rx serves one thread. */
 bool rx_match(struct rx *rx, const char *s, size_t n);
 
+/* A match can take long where the program is large (up to about
+ * RX_PROG_MAX steps a byte): stop(ctx) is asked every few million steps
+ * of work, and true stops it. rx_match then answers false, and so does
+ * every later call, and rx_stopped() says so. */
+void rx_set_stop(struct rx *rx, bool (*stop)(void *ctx), void *ctx);
+bool rx_stopped(const struct rx *rx);
+
 void rx_free(struct rx *rx);
 
 /* For tests: the instructions of the program, and the work rx_match

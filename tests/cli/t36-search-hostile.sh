@@ -211,6 +211,20 @@ test_expect_success 'grep a.*b over a 1 MiB line of a and 21 lines of 64 KiB: do
 	cmp_text "sandbox: grep: no match" err
 '
 
+test_expect_success 'a pattern that costs some 1000 steps a byte on these lines: the step timeout stops the matching, and says so' '
+	sb -w "$REF" exec -c "mkdir -p thrash && awk \"BEGIN { srand(7); for (l = 0; l < 4; l++) {
+		for (i = 0; i < 1048000; i++) printf(rand() < 0.5 ? \\\"a\\\" : \\\"b\\\"); print \\\"c\\\" } }\" >thrash/ab.txt" &&
+	sb -w "$REF" exec -c "wc -lc thrash/ab.txt" >out &&
+	grep_file -E "(^| )4 +4192008 thrash/ab.txt" out &&
+	printf "[sandbox]\ntimeout = 2\n" >t2.ini &&
+	expect_status 1 timeout -s KILL 100 "$SANDBOX" --engine "$ENGINE" --config t2.ini -w "$REF" \
+		grep "[ab]*a[ab]{2490}c" --path thrash >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: grep: timed out after 2s matching the lines; narrow the pattern or the path" err &&
+	sb -w "$REF" grep "^[ab]*c$" --path thrash --output count >out &&
+	cmp_text thrash/ab.txt:4 out
+'
+
 test_expect_success 'glob: the output stops at 4 MiB, and says so; the peak RSS under 32 MiB' '
 	eng exec "$REF" sh -c "i=0; while [ \$i -lt 5000 ]; do printf \"./%01000d\\\\0\" \$i; i=\$((i + 1)); done >/tmp/listing
 		printf \"\\\\0\" >>/tmp/listing

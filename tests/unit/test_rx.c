@@ -653,6 +653,57 @@ static void test_random(void)
 	ok(bad == 0, "random patterns agree with glibc (%d lines compared)", compared);
 }
 
+/* A stop function that stops at its first call, and counts its calls. */
+static bool stop_at_once(void *ctx)
+{
+	int *calls = ctx;
+	return ++*calls > 0;
+}
+
+static bool never_stop(void *ctx)
+{
+	int *calls = ctx;
+	++*calls;
+	return false;
+}
+
+/* A large program on a line that thrashes the DFA: some 1000 steps a
+ * byte. The stop is asked within a few million steps, and once it says
+ * stop, the match (and every later one) answers at once. */
+static void test_stop(void)
+{
+	size_t n = (size_t)1 << 20;
+	char *s = xmalloc(n);
+	unsigned x = 777;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		s[i] = (x >> 16) & 1 ? 'a' : 'b';
+	}
+	for (int cache = 0; cache < 2; cache++) {
+		struct rx *rx;
+		int flags = RX_NO_PREFILTER | (cache ? 0 : RX_NO_CACHE);
+		rx_compile("[ab]*a[ab]{990}c", flags, &rx, NULL, NULL, 0);
+		int calls = 0;
+		rx_set_stop(rx, stop_at_once, &calls);
+		bool got = rx_match(rx, s, n);
+		unsigned long long steps = rx_steps(rx);
+		ok(!got && rx_stopped(rx) && calls == 1 && steps < (5ull << 22),
+		   "%s: stopped after %llu steps of some 10^9 (%d calls)", cache ? "DFA" : "NFA", steps,
+		   calls);
+		ok(!rx_match(rx, "ac", 2) && rx_steps(rx) == steps, "and stays stopped");
+		rx_set_stop(rx, never_stop, &calls);
+		calls = 0;
+		char hit[993];
+		memset(hit, 'a', 991);
+		hit[991] = 'c';
+		hit[992] = '\0';
+		ok(!rx_stopped(rx) && rx_match(rx, hit, 992) && !rx_match(rx, hit, 991),
+		   "a new stop function starts afresh: a match is found again");
+		rx_free(rx);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	test_basics();
@@ -666,5 +717,6 @@ int main(void)
 	test_refusals();
 	test_linear();
 	test_random();
+	test_stop();
 	return done_testing();
 }
