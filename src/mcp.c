@@ -27,6 +27,10 @@
 #include "workspace.h"
 
 #define MCP_LINE_MAX JV_DEFAULT_MAX_SIZE
+/* Input held while a call runs (the requests after it, waiting their
+ * turn): past this, stdin is not read until the call ends, and the
+ * client waits. */
+#define MCP_HELD_MAX (MCP_LINE_MAX + (1 << 20))
 #define MCP_DEFAULT_TIMEOUT 120.0
 #define MCP_DEFAULT_OUTPUT_LIMIT 30000
 
@@ -251,7 +255,8 @@ static void serve_round(struct server *s, struct exec *x, const struct pollfd *x
 		memcpy(pfd, xfd, EXEC_NFDS * sizeof(*pfd));
 		n = EXEC_NFDS;
 	}
-	bool watch = !s->eof && !(x && s->cancelled);
+	bool watch = !s->eof && !(x && s->cancelled) &&
+		     !(x && s->in.len - s->in_off >= MCP_HELD_MAX);
 	pfd[n] = (struct pollfd){watch ? 0 : -1, POLLIN, 0};
 	pfd[n + 1] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
 	if (poll(pfd, (nfds_t)n + 2, wait) < 0)

@@ -528,6 +528,14 @@ test_expect_success 'SIGTERM: the running call is killed in the container, --rm 
 	ctr_gone "$REF"
 '
 
+test_expect_success PYTHON 'input flooded during a call is not all held: the server stops reading, and stays small' '
+	python3 "$TEST_LIB_DIR/mcp/flood.py" "$SANDBOX" "$ENGINE" "$IMAGE" >out &&
+	read -r mib kib <out &&
+	echo "took $mib MiB, peak $kib KiB" &&
+	test "$mib" -le 20 &&
+	if grep -q __asan_init "$SANDBOX"; then :; else test "$kib" -lt 32768; fi
+'
+
 test_expect_success 'in the end: no workspace of these tests is left' '
 	no_workspace_left
 '
