@@ -354,6 +354,18 @@ static void flush_all(struct exec *x)
 	}
 }
 
+/* The kill of a call on a channel. One the server began has started,
+ * whether or not it said its process group yet (it says it just after
+ * it starts it): without the group, it may still run, and that is what
+ * is said, never that it had not started. */
+static enum exec_kill stop_on_chan(struct exec *x)
+{
+	enum exec_kill k = stop_in_container(x->rq, x->rd.reply.pgid);
+	if (k == KILL_NOT_STARTED && x->rd.reply.s[1].begun)
+		k = KILL_FAILED;
+	return k;
+}
+
 /* The end of a call over the open channel rq->chan. After a cancel, the
  * call was killed in the container as always, and the channel goes on
  * once its server said the call ended; a channel that cannot say so, or
@@ -370,7 +382,7 @@ static void finish_on_chan(struct exec *x)
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
 	if (x->chan_dead && x->stop == EXEC_DONE && x->rd.reply.s[1].begun && !both_done)
-		x->res->kill = stop_in_container(rq, x->rd.reply.pgid);
+		x->res->kill = stop_on_chan(x);
 	x->res->duration_ms = now_ms() - x->start;
 	flush_all(x);
 	if (x->chan_dead) {
@@ -434,7 +446,7 @@ static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 		x->phase = PHASE_PGID;
 		x->phase_end = now + PID_WAIT_MS;
 	} else {
-		x->res->kill = stop_in_container(x->rq, x->rd.reply.pgid);
+		x->res->kill = stop_on_chan(x);
 		if (!input_done(x))
 			x->chan_dead = true;
 		x->phase = PHASE_CHAN_END;
