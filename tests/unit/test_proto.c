@@ -4,6 +4,7 @@
  * read back by the real scripts: SCRIPT_SERVE decoding requests in dash,
  * BusyBox sh and bash (in a UTF-8 locale), and SCRIPT_EXEC decoding an
  * engine exec's encoded arguments, with every byte value in them. */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -347,7 +348,7 @@ static int run_io(char *const *argv, char *const *envp, const char *in, size_t i
 			ssize_t r = read(fds[i], buf, sizeof(buf));
 			if (r > 0)
 				sbuf_add(&out[i], buf, (size_t)r);
-			else
+			else if (r == 0 || errno != EINTR)
 				fds[i] = -1;
 		}
 	}
@@ -532,9 +533,16 @@ static void server_round_trip(const char *const *shell, size_t nshell, char *con
 	seen_free(&c);
 
 	read_call(io, "eeeeeeeeeeeeeeee", true, &c);
-	ok(c.reply.s[1].status == 7 && c.reply.s[1].end_status == 7 && c.out[0].len == 4 &&
-	   memcmp(c.out[0].buf, "out\n", 4) == 0 && c.out[1].len == 4 &&
-	   memcmp(c.out[1].buf, "err\n", 4) == 0, "%s: the status, stdout, stderr", title);
+	if (!ok(c.reply.s[1].status == 7 && c.reply.s[1].end_status == 7 && c.out[0].len == 4 &&
+		memcmp(c.out[0].buf, "out\n", 4) == 0 && c.out[1].len == 4 &&
+		memcmp(c.out[1].buf, "err\n", 4) == 0, "%s: the status, stdout, stderr", title))
+		diag("done %d/%d, end %d/%d, stdout %zu bytes '%.*s', stderr %zu bytes '%.*s'; "
+		     "the server's stderr, all of it: '%.*s'",
+		     c.reply.s[0].status, c.reply.s[1].status, c.reply.s[0].end_status,
+		     c.reply.s[1].end_status, c.out[0].len, (int)c.out[0].len,
+		     c.out[0].buf ? c.out[0].buf : "", c.out[1].len, (int)c.out[1].len,
+		     c.out[1].buf ? c.out[1].buf : "", (int)(io[1].len < 3000 ? io[1].len : 3000),
+		     io[1].buf ? io[1].buf : "");
 	seen_free(&c);
 
 	read_call(io, "ffffffffffffffff", true, &c);
