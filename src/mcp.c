@@ -32,7 +32,6 @@
  * client waits. */
 #define MCP_HELD_MAX (MCP_LINE_MAX + (1 << 20))
 #define MCP_DEFAULT_TIMEOUT 120.0
-#define MCP_DEFAULT_OUTPUT_LIMIT 30000
 
 /* JSON-RPC 2.0 error codes. */
 enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601, RPC_PARAMS = -32602 };
@@ -553,8 +552,6 @@ int cmd_mcp(struct app *a, struct err *e)
 		return err_set(e, ERR_USAGE, "mcp takes no arguments; it reads JSON-RPC on stdin");
 	if (a->cfg.timeout == 0)
 		a->cfg.timeout = MCP_DEFAULT_TIMEOUT;
-	if (!a->output_limit)
-		a->output_limit = MCP_DEFAULT_OUTPUT_LIMIT;
 	/* Each exec stream keeps under half the text's room, so that both
 	 * fit with their markers and the cut of a stream is what shows. */
 	a->cfg.max_output = (a->output_limit - 100) / 2;

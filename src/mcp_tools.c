@@ -95,7 +95,7 @@ static const struct mcp_tool tools[] = {
 
 static const struct command *tool_cmd(const struct mcp_tool *t)
 {
-	return cmd_find(cmd_name(t->id));
+	return cmd_of(t->id);
 }
 
 int mcp_tool_check(const struct mcp_tool *t, const struct jv *args, struct err *e)
@@ -229,77 +229,30 @@ static void call_done(struct app *call, struct sbuf *text, struct jv *tree)
 	jvb_free(tree);
 }
 
-static int call_read(struct app *call, struct err *e)
-{
-	struct read_result r;
-	if (do_read(call, &r, e) < 0)
-		return -1;
-	struct sbuf text = {0};
-	struct jv tree = {0};
-	read_model(&text, &r);
-	read_tree(&tree, &r);
-	call_done(call, &text, &tree);
-	read_result_free(&r);
-	return 0;
-}
+/* A typed tool's call: its do-function, then the model's text and the
+ * tree, whole onto call->out. No match (glob and grep: 1) is an answer,
+ * as in the CLI's JSON. */
+#define TYPED_CALL(name)                                        \
+	static int call_##name(struct app *call, struct err *e) \
+	{                                                       \
+		struct name##_result r;                         \
+		int rc = do_##name(call, &r, e);                \
+		if (rc < 0)                                     \
+			return -1;                              \
+		struct sbuf text = {0};                         \
+		struct jv tree = {0};                           \
+		name##_model(&text, &r);                        \
+		name##_tree(&tree, &r);                         \
+		call_done(call, &text, &tree);                  \
+		name##_result_free(&r);                         \
+		return rc;                                      \
+	}
 
-static int call_write(struct app *call, struct err *e)
-{
-	struct write_result r;
-	if (do_write(call, &r, e) < 0)
-		return -1;
-	struct sbuf text = {0};
-	struct jv tree = {0};
-	write_model(&text, &r);
-	write_tree(&tree, &r);
-	call_done(call, &text, &tree);
-	return 0;
-}
-
-static int call_edit(struct app *call, struct err *e)
-{
-	struct edit_result r;
-	if (do_edit(call, &r, e) < 0)
-		return -1;
-	struct sbuf text = {0};
-	struct jv tree = {0};
-	edit_model(&text, &r);
-	edit_tree(&tree, &r);
-	call_done(call, &text, &tree);
-	edit_result_free(&r);
-	return 0;
-}
-
-/* No file matching (1) is an answer, as in the CLI's JSON. */
-static int call_glob(struct app *call, struct err *e)
-{
-	struct glob_result r;
-	int rc = do_glob(call, &r, e);
-	if (rc < 0)
-		return -1;
-	struct sbuf text = {0};
-	struct jv tree = {0};
-	glob_model(&text, &r);
-	glob_tree(&tree, &r);
-	call_done(call, &text, &tree);
-	glob_result_free(&r);
-	return rc;
-}
-
-static int call_grep(struct app *call, struct err *e)
-{
-	struct grep_result r;
-	int rc = do_grep(call, &r, e);
-	if (rc < 0)
-		return -1;
-	struct sbuf text = {0};
-	struct jv tree = {0};
-	grep_model(&text, &r);
-	grep_tree(&tree, &r);
-	call_done(call, &text, &tree);
-	grep_result_free(&r);
-	return rc;
-}
+TYPED_CALL(read)
+TYPED_CALL(write)
+TYPED_CALL(edit)
+TYPED_CALL(glob)
+TYPED_CALL(grep)
 
 void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct app *call,
 		     const char *json, size_t len)
@@ -340,14 +293,14 @@ void mcp_tool_result(struct sbuf *res, const struct mcp_tool *t, const struct ap
 const struct mcp_tool *mcp_tool_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(tools); i++)
-		if (strcmp(cmd_name(tools[i].id), name) == 0)
+		if (strcmp(tool_cmd(&tools[i])->name, name) == 0)
 			return &tools[i];
 	return NULL;
 }
 
 const char *mcp_tool_name(const struct mcp_tool *t)
 {
-	return cmd_name(t->id);
+	return tool_cmd(t)->name;
 }
 
 int mcp_tool_run(const struct mcp_tool *t, struct app *call, struct err *e)

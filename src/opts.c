@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -260,12 +261,12 @@ const struct command *cmd_find(const char *name)
 	return NULL;
 }
 
-const char *cmd_name(enum cmd_id id)
+const struct command *cmd_of(enum cmd_id id)
 {
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 		if (commands[i].id == id)
-			return commands[i].name;
-	return "?";
+			return &commands[i];
+	abort(); /* every id has its row */
 }
 
 const struct opt *opt_table(size_t *n)

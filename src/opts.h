@@ -70,7 +70,7 @@ struct opt {
 
 const struct command *cmd_find(const char *name);
 const struct command *cmd_table(size_t *n);
-const char *cmd_name(enum cmd_id id);
+const struct command *cmd_of(enum cmd_id id);
 
 /* The option -X or --NAME (len bytes of name) that command c takes;
  * NULL if none. c NULL: before the command, only the global ones. */

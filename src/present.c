@@ -84,6 +84,11 @@ void read_model(struct sbuf *out, const struct read_result *r)
 			  r->start_line + r->lines);
 }
 
+void write_result_free(struct write_result *r)
+{
+	(void)r;
+}
+
 void read_result_free(struct read_result *r)
 {
 	sbuf_free(&r->content);

@@ -75,6 +75,7 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e);
 int do_grep(struct app *a, struct grep_result *res, struct err *e);
 
 void read_result_free(struct read_result *r);
+void write_result_free(struct write_result *r); /* owns nothing: for symmetry */
 void edit_result_free(struct edit_result *r);
 void glob_result_free(struct glob_result *r);
 void grep_result_free(struct grep_result *r);
