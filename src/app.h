@@ -13,6 +13,70 @@
 
 struct ws;
 
+/* Each command's own options, filled by the rows of opts.c (each row
+ * names its field); a command reads only its own. */
+struct text_opt {
+	struct sbuf text;      /* edit --old/--new, or their files' bytes */
+	bool set;
+};
+struct exec_opts {             /* exec and run */
+	const char *shell;     /* -c TEXT */
+	const char *cwd;
+	bool interactive;
+};
+struct life_opts {             /* destroy and prune */
+	bool all, stopped;
+	long older_than;       /* seconds; 0: any age */
+};
+struct read_opts {
+	long offset, limit;
+	bool raw;
+};
+struct write_opts {
+	const char *content;
+};
+struct edit_opts {
+	struct text_opt old, new;
+	bool all;
+	const char *expect_sha;
+};
+struct glob_opts {
+	const char *path;
+	long limit;
+};
+struct grep_opts {
+	const char *path, *glob;
+	bool icase, fixed;
+	const char *output;    /* files, content or count */
+	long after, before, limit;
+};
+struct mcp_opts {
+	bool rm;
+	long output_limit;
+};
+struct trust_opts {
+	bool revoke;
+};
+
+/* A command's options as given: made zero, given their defaults
+ * (opt_defaults), filled, and freed with opts_free. */
+struct opts {
+	struct strvec args;    /* positional arguments, or the command */
+	struct strvec extra;   /* create, run: engine run arguments after -- */
+	struct exec_opts exec;
+	struct life_opts life;
+	struct read_opts read;
+	struct write_opts write;
+	struct edit_opts edit;
+	struct glob_opts glob;
+	struct grep_opts grep;
+	struct mcp_opts mcp;
+	struct trust_opts trust;
+};
+void opts_free(struct opts *o);
+
+/* What a command runs with: the context (config, engine, the workspace)
+ * and its options. */
 struct app {
 	const char *cmd;       /* the command's name, for messages */
 	bool mcp;              /* an MCP tool call: messages name its arguments */
@@ -25,34 +89,14 @@ struct app {
 	bool ref_from_env;     /* ref came from SANDBOX_WORKSPACE */
 	char ws_name[160];     /* the workspace acted on, once chosen */
 	bool ws_created;       /* made by this call: errors must name it */
-	/* Command options that are not config keys. */
-	const char *shell;     /* exec/run -c TEXT */
-	const char *cwd;
-	bool interactive;
-	bool all, stopped;
-	long older_than;       /* seconds; -1: any age */
-	/* File tools. */
-	long offset, limit;    /* read: lines; glob, grep: results */
-	bool raw;
-	const char *content;   /* write --content */
-	struct sbuf old_text, new_text; /* edit: --old/--new, or their files */
-	bool old_set, new_set;
-	const char *expect_sha;
-	const char *path;      /* glob, grep: --path */
-	const char *glob;      /* grep --glob */
-	bool icase, fixed;
-	const char *output;    /* grep: files, content or count */
-	long after, before;    /* grep context lines */
-	struct strvec args;    /* positional arguments, or the command */
-	struct strvec extra;   /* create/run: engine run arguments after -- */
-	FILE *out;             /* where results go: stdout, or mcp's buffer */
+	void (*created)(const char *ref); /* says so as it happens, before the
+				* command's output; NULL: its result says it */
+	struct opts o;         /* the command's options */
 	struct chan *chan;     /* mcp: calls go through it (chan.h); else NULL */
 	const struct exec_loop *loop; /* mcp: its poll loop drives the calls (exec.h) */
 	struct ws *ws_pin;     /* mcp: the workspace of every call, once known;
 				* ws_exec renews it when it finds it replaced */
-	bool rm;               /* mcp --rm */
-	long output_limit;     /* mcp: characters of a result's text */
-	bool revoke;           /* trust --revoke */
+	long output_limit;     /* mcp: characters of a tool result's text */
 };
 
 /* The largest --offset, --limit, -A, -B and -C, and the MCP arguments

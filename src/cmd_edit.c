@@ -9,7 +9,6 @@
 #include "app.h"
 #include "diff.h"
 #include "feed.h"
-#include "jvb.h"
 #include "opts.h"
 #include "results.h"
 #include "sha256.h"
@@ -154,7 +153,7 @@ static int replace(struct app *a, const char *shown, const struct sbuf *file,
 			hits[n - 1] = p;
 	if (n == 0)
 		return no_match(shown, file, old, e);
-	if (n > 1 && !a->all)
+	if (n > 1 && !a->o.edit.all)
 		return many_matches(a, shown, file, hits, n, e);
 	if (new->len > old->len && (new->len - old->len) > (EDIT_MAX - file->len) / n)
 		return err_set(e, ERR_FAILED, "%s: the new content would be larger than %d MiB (%zu replacements); too large to edit here",
@@ -172,15 +171,15 @@ static int replace(struct app *a, const char *shown, const struct sbuf *file,
 
 static int check_texts(struct app *a, struct err *e)
 {
-	if (!a->old_set || !a->new_set)
+	if (!a->o.edit.old.set || !a->o.edit.new.set)
 		return err_set(e, ERR_USAGE, "give the old text (--old or --old-file) and the new (--new or --new-file)");
-	if (a->old_text.len == 0)
+	if (a->o.edit.old.text.len == 0)
 		return err_set(e, ERR_USAGE, "the old text is empty; to write a whole file use 'sandbox write'");
-	if (memchr(a->old_text.buf, '\0', a->old_text.len) ||
-	    memchr(a->new_text.buf ? a->new_text.buf : "", '\0', a->new_text.len))
+	if (memchr(a->o.edit.old.text.buf, '\0', a->o.edit.old.text.len) ||
+	    memchr(a->o.edit.new.text.buf ? a->o.edit.new.text.buf : "", '\0', a->o.edit.new.text.len))
 		return err_set(e, ERR_USAGE, "the old or the new text holds a NUL byte; edit only edits text");
-	if (a->old_text.len == a->new_text.len &&
-	    memcmp(a->old_text.buf, a->new_text.buf ? a->new_text.buf : "", a->new_text.len) == 0)
+	if (a->o.edit.old.text.len == a->o.edit.new.text.len &&
+	    memcmp(a->o.edit.old.text.buf, a->o.edit.new.text.buf ? a->o.edit.new.text.buf : "", a->o.edit.new.text.len) == 0)
 		return err_set(e, ERR_USAGE, "the old and the new text are the same: nothing to do");
 	return 0;
 }
@@ -205,15 +204,15 @@ static int edit_in(struct app *a, struct ws *ws, const char *path, const char *s
 		rc = err_set(e, ERR_FAILED, "%s: binary file; edit only edits text", shown);
 	if (rc == 0) {
 		sha256_buf_hex(s.data.buf ? s.data.buf : "", s.data.len, sha);
-		if (a->expect_sha && strcmp(a->expect_sha, sha) != 0)
+		if (a->o.edit.expect_sha && strcmp(a->o.edit.expect_sha, sha) != 0)
 			rc = err_set(e, ERR_FAILED, "%s: the file changed since it was read (its sha256 is now %s); read it again",
 				     shown, sha);
 	}
 	struct sbuf old = {0}, new = {0}, result = {0};
 	size_t n = 0;
 	if (rc == 0) {
-		sbuf_add(&old, a->old_text.buf, a->old_text.len);
-		sbuf_add(&new, a->new_text.buf ? a->new_text.buf : "", a->new_text.len);
+		sbuf_add(&old, a->o.edit.old.text.buf, a->o.edit.old.text.len);
+		sbuf_add(&new, a->o.edit.new.text.buf ? a->o.edit.new.text.buf : "", a->o.edit.new.text.len);
 		/* An old text written with LF finds its place in a CRLF file,
 		 * and the new one is written with the file's endings. */
 		if (find(s.data.buf ? s.data.buf : "", s.data.len, "\r\n", 2) &&
@@ -260,8 +259,8 @@ int do_edit(struct app *a, struct edit_result *res, struct err *e)
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0 || check_texts(a, e) < 0)
 		return -1;
-	if (a->expect_sha && (strlen(a->expect_sha) != 64 ||
-			      strspn(a->expect_sha, "0123456789abcdef") != 64))
+	if (a->o.edit.expect_sha && (strlen(a->o.edit.expect_sha) != 64 ||
+			      strspn(a->o.edit.expect_sha, "0123456789abcdef") != 64))
 		return err_set(e, ERR_USAGE, "%s: expected 64 lowercase hex digits", opt_say(a, O_EXPECT));
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
@@ -276,21 +275,4 @@ int do_edit(struct app *a, struct edit_result *res, struct err *e)
 	if (rc < 0)
 		edit_result_free(res);
 	return rc;
-}
-
-int cmd_edit(struct app *a, struct err *e)
-{
-	struct edit_result r;
-	if (do_edit(a, &r, e) < 0)
-		return -1;
-	if (a->json) {
-		struct jv t = {0};
-		edit_tree(&t, &r);
-		present_json(a->out, &t);
-		jvb_free(&t);
-	} else {
-		edit_text(stdout, &r);
-	}
-	edit_result_free(&r);
-	return 0;
 }

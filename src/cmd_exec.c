@@ -7,8 +7,8 @@
 #include "app.h"
 #include "capture.h"
 #include "exec.h"
-#include "json.h"
 #include "opts.h"
+#include "results.h"
 #include "spawn.h"
 #include "workspace.h"
 
@@ -30,66 +30,16 @@ static int write_captured(void *ctx, int stream, const char *buf, size_t n)
 	return 0;
 }
 
-static void print_exec_json(FILE *f, const char *ref, const struct exec_res *res,
-			    int status, struct captures *c)
-{
-	struct json j = {0};
-	struct sbuf out = {0}, err = {0};
-	bool out_cut = capture_get(&c->out, &out);
-	bool err_cut = capture_get(&c->err, &err);
-	json_obj_open(&j);
-	json_key(&j, "workspace");
-	json_str(&j, ref);
-	json_key(&j, "exit_code");
-	json_int(&j, status);
-	json_key(&j, "stdout");
-	json_strn(&j, out.buf ? out.buf : "", out.len);
-	json_key(&j, "stderr");
-	json_strn(&j, err.buf ? err.buf : "", err.len);
-	json_key(&j, "timed_out");
-	json_bool(&j, res->outcome == EXEC_TIMED_OUT);
-	json_key(&j, "oom_killed");
-	json_bool(&j, exec_oom_killed(res, status));
-	json_key(&j, "kill");
-	if (res->kill == KILL_NONE)
-		json_null(&j);
-	else
-		json_str(&j, exec_kill_word(res->kill));
-	json_key(&j, "duration_ms");
-	json_int(&j, res->duration_ms);
-	json_key(&j, "stdout_truncated");
-	json_bool(&j, out_cut);
-	json_key(&j, "stderr_truncated");
-	json_bool(&j, err_cut);
-	json_key(&j, "stdout_bytes");
-	json_int(&j, (long long)c->out.total);
-	json_key(&j, "stderr_bytes");
-	json_int(&j, (long long)c->err.total);
-	json_obj_close(&j);
-	json_print(&j, f);
-	sbuf_free(&j.out);
-	sbuf_free(&out);
-	sbuf_free(&err);
-}
-
-/* The status exec exits with, and a message for the outcomes that are
- * not the command's own status. */
-static int outcome_status(struct app *a, const struct exec_res *res)
+/* The status exec exits with, for the outcomes that are not the
+ * command's own. */
+static int outcome_status(const struct exec_res *res)
 {
 	switch (res->outcome) {
 	case EXEC_DONE:
-		if (!a->json && exec_oom_killed(res, res->status))
-			fprintf(stderr, "sandbox: %s: the command was killed for lack of memory (the workspace's memory limit)\n",
-				a->cmd);
 		return res->status;
 	case EXEC_TIMED_OUT:
-		if (!a->json)
-			fprintf(stderr, "sandbox: %s: timed out after %gs; %s\n", a->cmd, a->cfg.timeout,
-				exec_kill_says(res->kill));
 		return 124;
 	case EXEC_INTERRUPTED:
-		if (!a->json)
-			fprintf(stderr, "sandbox: %s: interrupted; %s\n", a->cmd, exec_kill_says(res->kill));
 		return spawn_interrupted_status();
 	case EXEC_PIPE:
 		return spawn_signal_status(SIGPIPE);
@@ -98,16 +48,17 @@ static int outcome_status(struct app *a, const struct exec_res *res)
 	}
 }
 
-/* Builds the request from the options and runs it in ws. */
-static int exec_in(struct app *a, struct ws *ws, struct err *e)
+/* Builds the request from the options and runs it in ws: r is filled
+ * when it returns 0. */
+static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct err *e)
 {
 	struct strvec cmd = {0};
-	if (a->shell) {
+	if (a->o.exec.shell) {
 		strvec_push(&cmd, "sh");
 		strvec_push(&cmd, "-c");
-		strvec_push(&cmd, a->shell);
+		strvec_push(&cmd, a->o.exec.shell);
 	} else {
-		strvec_push_all(&cmd, a->args.v, a->args.n);
+		strvec_push_all(&cmd, a->o.args.v, a->o.args.n);
 	}
 	struct captures cap;
 	capture_init(&cap.out, (size_t)a->cfg.max_output);
@@ -115,29 +66,32 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
-		.cwd = a->cwd, .cmd = cmd.v, .ncmd = cmd.n,
-		.interactive = a->interactive, .timeout = a->cfg.timeout,
+		.cwd = a->o.exec.cwd, .cmd = cmd.v, .ncmd = cmd.n,
+		.interactive = a->o.exec.interactive, .timeout = a->cfg.timeout,
 		.sink = a->json ? (struct exec_sink){write_captured, &cap}
 				: (struct exec_sink){write_live, NULL},
 	};
-	struct exec_res res;
-	int rc = ws_exec(a, ws, &rq, &res, e);
-	if (rc == 0 && res.outcome == EXEC_CANCELLED)
-		rc = err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(res.kill));
-	else if (rc == 0 && res.outcome == EXEC_NO_CWD)
-		rc = a->cwd ? err_set(e, ERR_USAGE, "%s %s: no such directory in the workspace",
-				      opt_say(a, O_CWD), a->cwd)
+	int rc = ws_exec(a, ws, &rq, &r->res, e);
+	if (rc == 0 && r->res.outcome == EXEC_CANCELLED)
+		rc = err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(r->res.kill));
+	else if (rc == 0 && r->res.outcome == EXEC_NO_CWD)
+		rc = a->o.exec.cwd ? err_set(e, ERR_USAGE, "%s %s: no such directory in the workspace",
+				      opt_say(a, O_CWD), a->o.exec.cwd)
 			    : err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 				      ws->workdir ? ws->workdir : "");
 	if (rc == 0) {
-		rc = outcome_status(a, &res);
-		if (a->json)
-			print_exec_json(a->out, ws->name, &res, rc, &cap);
-	} else if (e->kind == ERR_FAILED) {
+		r->status = outcome_status(&r->res);
+		r->captured = a->json;
+		r->out_cut = capture_get(&cap.out, &r->out);
+		r->err_cut = capture_get(&cap.err, &r->err);
+		r->out_total = cap.out.total;
+		r->err_total = cap.err.total;
+	} else {
+		sbuf_free(&r->res.engine_err);
 		/* A failure of the workspace is never a command's status. */
-		e->kind = ERR_WORKSPACE;
+		if (e->kind == ERR_FAILED)
+			e->kind = ERR_WORKSPACE;
 	}
-	sbuf_free(&res.engine_err);
 	capture_free(&cap.out);
 	capture_free(&cap.err);
 	strvec_clear(&cmd);
@@ -146,27 +100,35 @@ static int exec_in(struct app *a, struct ws *ws, struct err *e)
 
 static int check_command(struct app *a, struct err *e)
 {
-	if (a->shell && a->args.n)
+	if (a->o.exec.shell && a->o.args.n)
 		return err_set(e, ERR_USAGE, "give either -c TEXT or a command after --, not both");
-	if (!a->shell && !a->args.n)
+	if (!a->o.exec.shell && !a->o.args.n)
 		return err_set(e, ERR_USAGE, "no command: give one after --, or shell text with -c");
 	return 0;
 }
 
-int cmd_exec(struct app *a, struct err *e)
+static void result_begin(struct app *a, struct exec_result *r)
 {
+	*r = (struct exec_result){.cmd = a->cmd, .workspace = a->ws_name,
+				  .timeout = a->cfg.timeout};
+}
+
+int do_exec(struct app *a, struct exec_result *r, struct err *e)
+{
+	result_begin(a, r);
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
 		return -1;
-	int rc = exec_in(a, &ws, e);
+	int rc = exec_in(a, &ws, r, e);
 	ws_free(&ws);
-	return rc;
+	return rc < 0 ? -1 : r->status;
 }
 
-int cmd_run(struct app *a, struct err *e)
+int do_run(struct app *a, struct exec_result *r, struct err *e)
 {
+	result_begin(a, r);
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
@@ -175,20 +137,20 @@ int cmd_run(struct app *a, struct err *e)
 			e->kind = ERR_WORKSPACE;
 		return -1;
 	}
+	snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws.name);
+	r->removed = true;
 	int rc = -1;
 	if (spawn_interrupted)
 		err_set(e, ERR_INTERRUPTED, "interrupted; the workspace is removed");
 	else
-		rc = exec_in(a, &ws, e);
+		rc = exec_in(a, &ws, r, e);
 	/* Whatever happened, nothing is left behind: a signal that arrived
 	 * meanwhile must not stop the removal. */
 	int outer = spawn_grace_begin();
-	struct err rm_err = {0};
-	if (ws_remove(a, ws.id, &rm_err) < 0)
-		fprintf(stderr, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
-			rm_err.msg, ws.name);
+	if (ws_remove(a, ws.id, &r->not_removed) < 0)
+		r->removed = false;
 	ws_forget(a, ws.name);
 	spawn_grace_end(outer);
 	ws_free(&ws);
-	return rc;
+	return rc < 0 ? -1 : r->status;
 }

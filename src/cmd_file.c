@@ -8,7 +8,6 @@
 
 #include "app.h"
 #include "feed.h"
-#include "jvb.h"
 #include "opts.h"
 #include "results.h"
 #include "sha256.h"
@@ -146,16 +145,16 @@ static int read_in(struct app *a, struct ws *ws, const char *path, struct read_r
 	char *arg = tool_arg_path(path, e);
 	if (!arg)
 		return -1;
-	struct reader r = {.a = a, .offset = a->offset, .end = a->offset + a->limit, .line = 1};
+	struct reader r = {.a = a, .offset = a->o.read.offset, .end = a->o.read.offset + a->o.read.limit, .line = 1};
 	sha256_init(&r.hash);
-	struct tool_out out = {.body = a->raw ? raw_body : read_body, .ctx = &r};
+	struct tool_out out = {.body = a->o.read.raw ? raw_body : read_body, .ctx = &r};
 	int rc = tool_run(a, ws, PROTO_READ, &arg, 1, NULL, false, &out, e);
 	free(arg);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
 	if (rc == 0 && strncmp(out.head.buf ? out.head.buf : "", "S ", 2) != 0)
 		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the read script");
-	if (rc == 0 && !a->raw) {
+	if (rc == 0 && !a->o.read.raw) {
 		if (!r.judged)
 			judge(&r);
 		unsigned long long size = strtoull(out.head.buf + 2, NULL, 10);
@@ -190,9 +189,9 @@ static int read_in(struct app *a, struct ws *ws, const char *path, struct read_r
 
 int tool_one_path(struct app *a, const char **path, struct err *e)
 {
-	if (a->args.n != 1)
-		return err_set(e, ERR_USAGE, a->args.n ? "give one path" : "which file? give its path");
-	*path = a->args.v[0];
+	if (a->o.args.n != 1)
+		return err_set(e, ERR_USAGE, a->o.args.n ? "give one path" : "which file? give its path");
+	*path = a->o.args.v[0];
 	return 0;
 }
 
@@ -202,7 +201,7 @@ int do_read(struct app *a, struct read_result *res, struct err *e)
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0)
 		return -1;
-	if (a->raw && a->json)
+	if (a->o.read.raw && a->json)
 		return err_set(e, ERR_USAGE, "--raw writes the file's bytes; it does not go with --json");
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
@@ -211,26 +210,10 @@ int do_read(struct app *a, struct read_result *res, struct err *e)
 	ws_free(&ws);
 	res->workspace = a->ws_name;
 	res->path = path;
+	res->raw = a->o.read.raw;
 	if (rc < 0)
 		read_result_free(res);
 	return rc;
-}
-
-int cmd_read(struct app *a, struct err *e)
-{
-	struct read_result r;
-	if (do_read(a, &r, e) < 0)
-		return -1;
-	if (a->json) {
-		struct jv t = {0};
-		read_tree(&t, &r);
-		present_json(a->out, &t);
-		jvb_free(&t);
-	} else if (!a->raw) {
-		read_text(stdout, &r);
-	}
-	read_result_free(&r);
-	return 0;
 }
 
 int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed,
@@ -295,15 +278,15 @@ int do_write(struct app *a, struct write_result *res, struct err *e)
 	if (tool_one_path(a, &path, e) < 0)
 		return -1;
 	/* Reading a terminal would wait for typing, a prompt in disguise. */
-	if (!a->content && isatty(0))
+	if (!a->o.write.content && isatty(0))
 		return err_set(e, ERR_USAGE, "no content: give --content TEXT, or the bytes on stdin");
 	/* A regular file whose hash nobody asked for goes to the engine client
 	 * as its stdin, unframed: it reads a file faster than a pipe, and the
 	 * size, known beforehand, tells a whole copy from a cut one. */
-	long long direct = a->content || a->json ? -1 : stdin_file_size();
+	long long direct = a->o.write.content || a->json ? -1 : stdin_file_size();
 	struct feed feed;
-	if (a->content)
-		feed_init_buf(&feed, a->content, strlen(a->content));
+	if (a->o.write.content)
+		feed_init_buf(&feed, a->o.write.content, strlen(a->o.write.content));
 	else
 		feed_init_fd(&feed, 0);
 	feed.hashing = a->json; /* only JSON shows it */
@@ -321,20 +304,4 @@ int do_write(struct app *a, struct write_result *res, struct err *e)
 	feed_free(&feed);
 	ws_free(&ws);
 	return rc;
-}
-
-int cmd_write(struct app *a, struct err *e)
-{
-	struct write_result r;
-	if (do_write(a, &r, e) < 0)
-		return -1;
-	if (a->json) {
-		struct jv t = {0};
-		write_tree(&t, &r);
-		present_json(a->out, &t);
-		jvb_free(&t);
-	} else {
-		write_text(stdout, &r);
-	}
-	return 0;
 }

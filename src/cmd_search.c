@@ -11,8 +11,6 @@
 #include "app.h"
 #include "glob.h"
 #include "grep.h"
-#include "json.h"
-#include "jvb.h"
 #include "opts.h"
 #include "results.h"
 #include "listing.h"
@@ -23,17 +21,18 @@
 /* The bytes of the results shown (--limit is at most APP_SEARCH_MAX). */
 #define SEARCH_SHOWN_MAX ((size_t)4 << 20)
 
-static const char *base_dir(const struct app *a)
+/* --path, or the workdir. */
+static const char *base_dir(const char *path)
 {
-	return a->path ? a->path : ".";
+	return path ? path : ".";
 }
 
 static int one_pattern(struct app *a, const char **pat, struct err *e)
 {
-	if (a->args.n != 1)
-		return err_set(e, ERR_USAGE, a->args.n ? "give one pattern (quote it, so that your shell does not expand it)"
+	if (a->o.args.n != 1)
+		return err_set(e, ERR_USAGE, a->o.args.n ? "give one pattern (quote it, so that your shell does not expand it)"
 						       : "which pattern?");
-	*pat = a->args.v[0];
+	*pat = a->o.args.v[0];
 	return 0;
 }
 
@@ -86,14 +85,14 @@ static void glob_fill(struct app *a, const char *pattern, const struct listing_n
 		      struct glob_result *res)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		char *p = tool_join(base_dir(a), t->v[i].rel);
+		char *p = tool_join(base_dir(a->o.glob.path), t->v[i].rel);
 		strvec_push(&res->matches, p);
 		free(p);
 	}
 	res->pattern = pattern;
-	res->path = base_dir(a);
+	res->path = base_dir(a->o.glob.path);
 	res->total = t->total;
-	res->limit = a->limit;
+	res->limit = a->o.glob.limit;
 	res->max_bytes = SEARCH_SHOWN_MAX;
 }
 
@@ -107,7 +106,7 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 	struct glob_pat *gp = glob_compile(pattern, msg, sizeof(msg));
 	if (!gp)
 		return err_set(e, ERR_USAGE, "pattern '%s': %s", pattern, msg);
-	char *arg = tool_arg_path(base_dir(a), e);
+	char *arg = tool_arg_path(base_dir(a->o.glob.path), e);
 	struct ws ws;
 	if (!arg || ws_select(a, &ws, e) < 0) {
 		free(arg);
@@ -118,11 +117,11 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 	struct glob_run r = {.out = &out, .gp = gp};
 	out.ctx = &r;
 	listing_init(&r.listing, glob_entry, &r);
-	listing_newest_init(&r.newest, (size_t)a->limit, SEARCH_SHOWN_MAX);
+	listing_newest_init(&r.newest, (size_t)a->o.glob.limit, SEARCH_SHOWN_MAX);
 	int rc = tool_run(a, &ws, PROTO_LIST, &arg, 1, NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
-		rc = tool_refusal(head, base_dir(a), e);
+		rc = tool_refusal(head, base_dir(a->o.glob.path), e);
 	if (rc == 0 && strcmp(head, "OK") != 0)
 		rc = search_bad_answer(head, e);
 	if (rc == 0) {
@@ -142,31 +141,11 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 	return rc;
 }
 
-int cmd_glob(struct app *a, struct err *e)
-{
-	struct glob_result r;
-	int rc = do_glob(a, &r, e);
-	if (rc < 0)
-		return -1;
-	if (a->json) {
-		struct jv t = {0};
-		glob_tree(&t, &r);
-		present_json(a->out, &t);
-		jvb_free(&t);
-	} else {
-		glob_text(stdout, &r);
-		if (rc == 1)
-			fprintf(stderr, "sandbox: glob: no file matches\n");
-	}
-	glob_result_free(&r);
-	return rc;
-}
-
 /* ---- grep ---- */
 
 /* What grep compiles from its arguments. */
 struct grep_args {
-	struct grep_opts o;
+	struct grep_spec o;
 	struct rx *rx;
 	struct glob_pat *filter;
 };
@@ -185,17 +164,17 @@ static int grep_mode_of(const char *mode, enum grep_mode *out, struct err *e)
 static int grep_args_setup(struct app *a, struct grep_args *ga, const char *pattern, struct err *e)
 {
 	memset(ga, 0, sizeof(*ga));
-	struct grep_opts *o = &ga->o;
-	if (grep_mode_of(a->output ? a->output : "files", &o->mode, e) < 0)
+	struct grep_spec *o = &ga->o;
+	if (grep_mode_of(a->o.grep.output ? a->o.grep.output : "files", &o->mode, e) < 0)
 		return -1;
-	if ((a->after || a->before) && o->mode != GREP_CONTENT)
+	if ((a->o.grep.after || a->o.grep.before) && o->mode != GREP_CONTENT)
 		return err_set(e, ERR_USAGE, a->mcp ? "%s goes with %s content"
 					     : "-A, -B and %s go with %s content",
 			       opt_say(a, O_CONTEXT), opt_say(a, O_OUTPUT));
 	struct sbuf re = {0};
 	for (const char *p = pattern; *p; p++) {
 		/* -F: every character that means something in an ERE, escaped. */
-		if (a->fixed && strchr(".[]()*+?{}|^$\\", *p))
+		if (a->o.grep.fixed && strchr(".[]()*+?{}|^$\\", *p))
 			sbuf_addc(&re, '\\');
 		sbuf_addc(&re, *p);
 	}
@@ -203,25 +182,25 @@ static int grep_args_setup(struct app *a, struct grep_args *ga, const char *patt
 	 * exponential in repeats of repeats ("a+++...+"). rx gives the
 	 * REG_* code it would and regerror's message for it (rx.h). */
 	char msg[200];
-	enum rx_status st = rx_compile(re.buf ? re.buf : "", a->icase ? RX_ICASE : 0, &ga->rx, NULL,
+	enum rx_status st = rx_compile(re.buf ? re.buf : "", a->o.grep.icase ? RX_ICASE : 0, &ga->rx, NULL,
 				       msg, sizeof(msg));
 	sbuf_free(&re);
 	if (st != RX_OK)
 		return err_set(e, ERR_USAGE, "regex '%s': %s", pattern, msg);
-	if (a->glob) {
-		ga->filter = glob_compile(a->glob, msg, sizeof(msg));
+	if (a->o.grep.glob) {
+		ga->filter = glob_compile(a->o.grep.glob, msg, sizeof(msg));
 		if (!ga->filter) {
 			rx_free(ga->rx);
-			return err_set(e, ERR_USAGE, "%s '%s': %s", opt_say(a, O_GLOB), a->glob, msg);
+			return err_set(e, ERR_USAGE, "%s '%s': %s", opt_say(a, O_GLOB), a->o.grep.glob, msg);
 		}
 	}
 	o->rx = ga->rx;
 	o->filter = ga->filter;
-	o->before = a->before;
-	o->after = a->after;
-	o->limit = (size_t)a->limit;
+	o->before = a->o.grep.before;
+	o->after = a->o.grep.after;
+	o->limit = (size_t)a->o.grep.limit;
 	o->max_bytes = SEARCH_SHOWN_MAX;
-	o->base = base_dir(a);
+	o->base = base_dir(a->o.grep.path);
 	return 0;
 }
 
@@ -257,8 +236,8 @@ static void grep_start(struct grep_stream *s)
 	const char *head = s->out->head.buf ? s->out->head.buf : "";
 	s->started = true;
 	s->ga->o.single = NULL;
-	if (strcmp(head, "OK F") == 0 && s->a->path)
-		s->ga->o.single = s->a->path;
+	if (strcmp(head, "OK F") == 0 && s->a->o.grep.path)
+		s->ga->o.single = s->a->o.grep.path;
 	else if (strcmp(head, "OK D") != 0)
 		s->bad_answer = true;
 	grep_init(s->g, &s->ga->o);
@@ -281,7 +260,7 @@ static int grep_body(void *ctx, const char *buf, size_t n)
 static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
 {
 	const char *head = s->out->head.buf ? s->out->head.buf : "";
-	if (tool_refusal(head, base_dir(a), e) < 0)
+	if (tool_refusal(head, base_dir(a->o.grep.path), e) < 0)
 		return -1;
 	if (!s->started)
 		grep_start(s);
@@ -307,7 +286,7 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 	if (one_pattern(a, &pattern, e) < 0 ||
 	    grep_args_setup(a, &ga, pattern, e) < 0)
 		return -1;
-	char *arg = tool_arg_path(base_dir(a), e);
+	char *arg = tool_arg_path(base_dir(a->o.grep.path), e);
 	struct ws ws;
 	if (!arg || ws_select(a, &ws, e) < 0) {
 		free(arg);
@@ -326,8 +305,8 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 		rc = grep_outcome(a, &s, e);
 	if (rc == 0) {
 		*res = (struct grep_result){
-			.workspace = a->ws_name, .pattern = pattern, .path = base_dir(a), .g = g,
-			.limit = a->limit, .max_bytes = SEARCH_SHOWN_MAX,
+			.workspace = a->ws_name, .pattern = pattern, .path = base_dir(a->o.grep.path), .g = g,
+			.limit = a->o.grep.limit, .max_bytes = SEARCH_SHOWN_MAX,
 		};
 		g->o.rx = NULL; /* ga goes now; what is left matches nothing more */
 		g->o.filter = NULL;
@@ -341,25 +320,5 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 	free(arg);
 	ws_free(&ws);
 	grep_args_free(&ga);
-	return rc;
-}
-
-int cmd_grep(struct app *a, struct err *e)
-{
-	struct grep_result r;
-	int rc = do_grep(a, &r, e);
-	if (rc < 0)
-		return -1;
-	if (a->json) {
-		struct jv t = {0};
-		grep_tree(&t, &r);
-		present_json(a->out, &t);
-		jvb_free(&t);
-	} else {
-		grep_text(stdout, &r);
-		if (rc == 1)
-			fprintf(stderr, "sandbox: grep: no match\n");
-	}
-	grep_result_free(&r);
 	return rc;
 }

@@ -10,36 +10,9 @@
 #include <string.h>
 
 #include "app.h"
-#include "json.h"
+#include "results.h"
 #include "sha256.h"
 #include "trust.h"
-
-static void print_result(struct app *a, const char *path, const char *sha, bool revoked)
-{
-	if (!a->json) {
-		if (sha)
-			printf("trusted %s (sha256 %s)\n", path, sha);
-		else
-			printf(revoked ? "revoked %s\n" : "%s was not trusted\n", path);
-		return;
-	}
-	struct json j = {0};
-	json_obj_open(&j);
-	json_key(&j, "path");
-	json_str(&j, path);
-	if (sha) {
-		json_key(&j, "sha256");
-		json_str(&j, sha);
-	} else {
-		json_key(&j, "revoked");
-		json_bool(&j, revoked);
-	}
-	json_key(&j, "trusted");
-	json_bool(&j, sha != NULL);
-	json_obj_close(&j);
-	json_print(&j, stdout);
-	sbuf_free(&j.out);
-}
 
 /* The key a file is trusted under. A file that is gone can still be
  * revoked: its directory's real path and its name. */
@@ -66,7 +39,7 @@ static char *revoke_path_new(const char *name, struct err *e)
 	return real;
 }
 
-static int trust_one(struct app *a, const char *dir, const char *name, struct err *e)
+static int trust_one(const char *dir, const char *name, struct trust_result *r, struct err *e)
 {
 	struct trust_file f;
 	if (trust_file_read(name, true, &f, e) < 0)
@@ -76,14 +49,18 @@ static int trust_one(struct app *a, const char *dir, const char *name, struct er
 	bool changed;
 	char *real = trust_file_realpath_new(&f, e);
 	int rc = real ? trust_update(dir, real, sha, &changed, e) : -1;
-	if (rc == 0)
-		print_result(a, real, sha, false);
-	free(real);
+	if (rc == 0) {
+		r->path = real;
+		r->trusted = true;
+		memcpy(r->sha256, sha, sizeof(sha));
+	} else {
+		free(real);
+	}
 	trust_file_free(&f);
 	return rc;
 }
 
-static int revoke_one(struct app *a, const char *dir, const char *name, struct err *e)
+static int revoke_one(const char *dir, const char *name, struct trust_result *r, struct err *e)
 {
 	char *real = revoke_path_new(name, e);
 	if (!real)
@@ -93,23 +70,27 @@ static int revoke_one(struct app *a, const char *dir, const char *name, struct e
 	/* Such a path was never stored: nothing to revoke. */
 	if (trust_path_ok(real))
 		rc = trust_update(dir, real, NULL, &changed, e);
-	if (rc == 0)
-		print_result(a, real, NULL, changed);
-	free(real);
+	if (rc == 0) {
+		r->path = real;
+		r->revoked = changed;
+	} else {
+		free(real);
+	}
 	return rc;
 }
 
-int cmd_trust(struct app *a, struct err *e)
+int do_trust(struct app *a, struct trust_result *r, struct err *e)
 {
-	if (a->args.n > 1)
+	*r = (struct trust_result){0};
+	if (a->o.args.n > 1)
 		return err_set(e, ERR_USAGE, "give one FILE (default ./sandbox.ini)");
-	const char *name = a->args.n ? a->args.v[0] : CFG_FOUND_FILE;
+	const char *name = a->o.args.n ? a->o.args.v[0] : CFG_FOUND_FILE;
 	if (!*name)
 		return err_set(e, ERR_USAGE, "the file name is empty");
 	char *dir = trust_dir_new();
 	if (!dir)
 		return err_set(e, ERR_USAGE, "no place for the trust store: set HOME or XDG_CONFIG_HOME to an absolute path");
-	int rc = a->revoke ? revoke_one(a, dir, name, e) : trust_one(a, dir, name, e);
+	int rc = a->o.trust.revoke ? revoke_one(dir, name, r, e) : trust_one(dir, name, r, e);
 	free(dir);
 	return rc;
 }

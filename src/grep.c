@@ -16,7 +16,7 @@ static int grep_entry(void *ctx, const char *name, char type, unsigned long long
 static int grep_data(void *ctx, const char *buf, size_t n);
 static int grep_end(void *ctx);
 
-void grep_init(struct grep *g, const struct grep_opts *o)
+void grep_init(struct grep *g, const struct grep_spec *o)
 {
 	memset(g, 0, sizeof(*g));
 	g->o = *o;

@@ -46,7 +46,7 @@ struct grep_file {
 	unsigned long long seq;  /* its place in the stream: ties of path */
 };
 
-struct grep_opts {
+struct grep_spec {
 	enum grep_mode mode;
 	struct rx *rx;                 /* the pattern; matching fills its cache */
 	const struct glob_pat *filter; /* NULL: every file */
@@ -59,7 +59,7 @@ struct grep_opts {
 };
 
 struct grep {
-	struct grep_opts o;
+	struct grep_spec o;
 	struct tar_reader tar;
 	/* The file being read. */
 	bool active, done, judged, line_open, line_long;
@@ -79,7 +79,7 @@ struct grep {
 };
 
 /* o is copied; what it points to must outlive g. */
-void grep_init(struct grep *g, const struct grep_opts *o);
+void grep_init(struct grep *g, const struct grep_spec *o);
 /* Reads n more bytes of the tar stream; -1 with a message on a bad one. */
 int grep_feed(struct grep *g, const char *buf, size_t n, char *errbuf, size_t errlen);
 /* At the end of the stream: -1 with a message if it was cut short.

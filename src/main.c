@@ -12,6 +12,7 @@
 #include "envp.h"
 #include "json.h"
 #include "opts.h"
+#include "results.h"
 #include "spawn.h"
 #include "version.h"
 
@@ -104,7 +105,7 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 		if (strcmp(arg, "--") == 0) {
 			struct strvec *rest = p->cmd && !p->cmd->takes_command &&
 						      strcmp(p->cmd->name, "create") == 0
-						      ? &a->extra : &a->args;
+						      ? &a->o.extra : &a->o.args;
 			strvec_push_all(rest, argv + i + 1, (size_t)(argc - i - 1));
 			break;
 		}
@@ -118,15 +119,15 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 			if (!p->cmd)
 				return err_set(e, ERR_USAGE, "unknown command '%s'; see 'sandbox --help'", arg);
 			a->cmd = p->cmd->name;
-			opt_defaults(a, p->cmd->id);
+			opt_defaults(&a->o, p->cmd->id);
 			continue;
 		}
 		if (p->cmd->takes_command) {
 			/* The command's own flags are never taken for ours. */
-			strvec_push_all(&a->args, argv + i, (size_t)(argc - i));
+			strvec_push_all(&a->o.args, argv + i, (size_t)(argc - i));
 			break;
 		}
-		strvec_push(&a->args, arg);
+		strvec_push(&a->o.args, arg);
 	}
 	/* Positional values are checked where their meaning is known: a ref
 	 * by ws_check_ref; a file name may hold any byte but NUL. */
@@ -206,8 +207,8 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 	}
 	if (p->help || !p->cmd || !p->cmd->fn) {
 		const struct command *c = p->cmd && p->cmd->fn ? p->cmd : NULL;
-		if (p->cmd && !p->cmd->fn && a->args.n && !(c = cmd_find(a->args.v[0])))
-			return err_set(e, ERR_USAGE, "no command '%s'", a->args.v[0]);
+		if (p->cmd && !p->cmd->fn && a->o.args.n && !(c = cmd_find(a->o.args.v[0])))
+			return err_set(e, ERR_USAGE, "no command '%s'", a->o.args.v[0]);
 		if (!p->cmd && !p->help) {
 			opts_usage(stderr);
 			return 2;
@@ -234,6 +235,8 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		a->ref_from_env = a->ref != NULL;
 	}
 	spawn_verbose = p->verbose;
+	if (!a->json)
+		a->created = created_text;
 	envp_build(&a->envp, environ);
 	a->cache_dir = cache_dir_new();
 	if (resolve_engine(a, e) < 0)
@@ -243,7 +246,7 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 
 int main(int argc, char **argv)
 {
-	struct app a = {.older_than = -1, .out = stdout};
+	struct app a = {0};
 	struct parsed p = {0};
 	struct err e = {0};
 	cfg_init(&a.cfg);
@@ -262,10 +265,7 @@ int main(int argc, char **argv)
 	}
 	cfg_free(&a.cfg);
 	strvec_clear(&a.envp);
-	strvec_clear(&a.args);
-	strvec_clear(&a.extra);
-	sbuf_free(&a.old_text);
-	sbuf_free(&a.new_text);
+	opts_free(&a.o);
 	free(a.engine);
 	free(a.cache_dir);
 	free(p.keys);

@@ -21,7 +21,8 @@
 #include "exec.h"
 #include "json.h"
 #include "jsonr.h"
-#include "mcp_tools.h"
+#include "mcp_result.h"
+#include "opts.h"
 #include "spawn.h"
 #include "version.h"
 #include "workspace.h"
@@ -340,7 +341,7 @@ static void finish(struct server *s)
 	chan_close(&s->chan);
 	if (!s->ref)
 		return;
-	if (!s->base->rm) {
+	if (!s->base->o.mcp.rm) {
 		log_msg("workspace %s kept; remove it with 'sandbox destroy %s'", s->ref, s->ref);
 		return;
 	}
@@ -356,53 +357,39 @@ static void finish(struct server *s)
 
 /* ---- requests ---- */
 
-/* A call: the server's app, with the fields a tool sets or fills its own
- * (call_release frees them); the rest (config, engine, envp) is shared,
- * read only. Its output goes into a buffer. */
-struct call {
-	struct app app;
-	char *out;
-	size_t outlen;
-};
-
-/* -1 with e set when an argument is refused (c is still to release). */
-static int call_prepare(struct call *c, const struct server *s, const struct mcp_tool *t,
+/* A call: the server's app, with options of its own and the config keys
+ * a tool's arguments set (call_release frees them); the rest (engine,
+ * envp) is shared, read only. -1 with e set when an argument is refused (c is still to
+ * release). */
+static int call_prepare(struct app *c, const struct server *s, const struct command *t,
 			const struct jv *args, struct err *e)
 {
-	c->app = *s->base;
-	c->app.cmd = mcp_tool_name(t);
-	c->app.mcp = true;
-	c->app.json = true;
-	c->app.args = (struct strvec){0};
-	c->app.old_text = c->app.new_text = (struct sbuf){0};
-	c->app.cfg.env = (struct strvec){0};
-	strvec_push_all(&c->app.cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
-	c->app.ws_name[0] = '\0';
-	c->out = NULL;
-	c->outlen = 0;
-	c->app.out = NULL;
-	return mcp_tool_apply(t, &c->app, args, e);
+	*c = *s->base;
+	c->cmd = t->name;
+	c->mcp = true;
+	c->json = true;
+	c->o = (struct opts){0};
+	c->created = NULL;
+	c->cfg.env = (struct strvec){0};
+	strvec_push_all(&c->cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
+	c->ws_name[0] = '\0';
+	return opts_tool_apply(t, c, args, e);
 }
 
-static void call_release(struct call *c)
+static void call_release(struct app *c)
 {
-	free(c->out);
-	strvec_clear(&c->app.args);
-	strvec_clear(&c->app.cfg.env);
-	sbuf_free(&c->app.old_text);
-	sbuf_free(&c->app.new_text);
+	opts_free(&c->o);
+	strvec_clear(&c->cfg.env);
 }
 
 /* Runs the call; its commands are driven by the server's loop
  * (drive_call), which serves the input meanwhile. */
-static int call_run(struct server *s, const struct mcp_tool *t, struct call *c, struct err *e)
+static int call_run(struct server *s, const struct command *t, struct app *c,
+		    struct sbuf *res, struct err *e)
 {
 	s->scan_off = s->in_off;
 	each_line(s, &s->scan_off, early_line); /* pings that came with it */
-	c->app.out = open_memstream(&c->out, &c->outlen);
-	int rc = mcp_tool_run(t, &c->app, e);
-	fclose(c->app.out);
-	return rc;
+	return t->answer(c, res, e);
 }
 
 static void call_tool(struct server *s, const char *id, const struct jv *params)
@@ -412,8 +399,8 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 		return;
 	s->cancelled = false;
 	const char *name = jv_str(jv_get(params, "name"));
-	const struct mcp_tool *t = name ? mcp_tool_find(name) : NULL;
-	if (!t) {
+	const struct command *t = name ? cmd_find(name) : NULL;
+	if (!t || !t->answer) {
 		reply_error(id, RPC_PARAMS, "unknown tool%s%s", name ? " " : "", name ? name : "");
 		return;
 	}
@@ -423,21 +410,21 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	struct sbuf res = {0};
 	/* Bad arguments are the tool's error, which the model reads and can
 	 * correct (MCP 2025-11-25), not the protocol's. */
-	if (mcp_tool_check(t, args ? args : &empty, &e) < 0) {
+	if (opts_tool_check(t, args ? args : &empty, &e) < 0) {
 		mcp_error_result(&res, &e, s->ref);
 	} else if (pin_workspace(s, &e) < 0) {
 		mcp_error_result(&res, &e, s->ref);
 	} else {
-		struct call c;
+		struct app c;
 		int rc = call_prepare(&c, s, t, args ? args : &empty, &e);
 		if (rc == 0) {
-			rc = call_run(s, t, &c, &e);
+			rc = call_run(s, t, &c, &res, &e);
 			unpin_if_lost(s, &e, rc);
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			sbuf_reset(&res);
 			mcp_error_result(&res, &e, s->ref);
-		else
-			mcp_tool_result(&res, t, &c.app, c.out, c.outlen);
+		}
 		call_release(&c);
 	}
 	/* A cancelled request gets no answer (MCP: cancellation). */
@@ -486,7 +473,7 @@ static void list_tools(const char *id, double timeout)
 	struct json j = {0};
 	json_obj_open(&j);
 	json_key(&j, "tools");
-	mcp_tools_list(&j, timeout);
+	opts_tools_list(&j, timeout);
 	json_obj_close(&j);
 	reply(id, &j.out);
 	sbuf_free(&j.out);
@@ -548,8 +535,9 @@ static void handle(struct server *s, const struct sbuf *line)
 
 int cmd_mcp(struct app *a, struct err *e)
 {
-	if (a->args.n)
+	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "mcp takes no arguments; it reads JSON-RPC on stdin");
+	a->output_limit = a->o.mcp.output_limit;
 	if (a->cfg.timeout == 0)
 		a->cfg.timeout = MCP_DEFAULT_TIMEOUT;
 	/* Each exec stream keeps under half the text's room, so that both

@@ -6,14 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "config.h"
 #include "grep.h"
 #include "util.h"
 
 static const struct command commands[] = {
-	{C_CREATE, "create", cmd_create, "create [options] [-- ENGINE_RUN_ARGS...]",
+	{C_CREATE, "create", cmd_create, NULL, "create [options] [-- ENGINE_RUN_ARGS...]",
 	 "Create a workspace and print its ref.\n", NULL, false, false},
-	{C_EXEC, "exec", cmd_exec, "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
+	{C_EXEC, "exec", cmd_exec, answer_exec,
+	 "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
 	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
 	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
 	 "sandbox itself failed.\n",
@@ -23,19 +25,19 @@ static const struct command commands[] = {
 	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
 	 "and grep tools for files rather than cat, sed or find.",
 	 true, false},
-	{C_RUN, "run", cmd_run, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
+	{C_RUN, "run", cmd_run, NULL, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
 	 "Create a workspace, run one command in it, remove it whatever happens.\n", NULL,
 	 true, false},
-	{C_START, "start", cmd_start, "start [REF]", "Start a stopped workspace.\n", NULL, false, false},
-	{C_STOP, "stop", cmd_stop, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false},
-	{C_DESTROY, "destroy", cmd_destroy, "destroy REF... | destroy --all",
+	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false},
+	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false},
+	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all",
 	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
 	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false},
-	{C_LIST, "list", cmd_list, "list", "List the workspaces: ref, state, image, age.\n", NULL,
+	{C_LIST, "list", cmd_list, NULL, "list", "List the workspaces: ref, state, image, age.\n", NULL,
 	 false, false},
-	{C_PRUNE, "prune", cmd_prune, "prune [--older-than DURATION] [--stopped]",
+	{C_PRUNE, "prune", cmd_prune, NULL, "prune [--older-than DURATION] [--stopped]",
 	 "Remove workspaces in bulk.\n", NULL, false, false},
-	{C_READ, "read", cmd_read, "read PATH [--offset N] [--limit N] [--raw]",
+	{C_READ, "read", cmd_read, answer_read, "read PATH [--offset N] [--limit N] [--raw]",
 	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
 	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
 	 "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
@@ -44,7 +46,7 @@ static const struct command commands[] = {
 	 "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
 	 "edit's expect_sha256.",
 	 false, false},
-	{C_WRITE, "write", cmd_write, "write PATH [--content TEXT]",
+	{C_WRITE, "write", cmd_write, answer_write, "write PATH [--content TEXT]",
 	 "Write a file of the workspace atomically, from --content or from stdin\n"
 	 "(any bytes, any size); missing directories are created, an existing\n"
 	 "file keeps its mode and owner.\n",
@@ -52,7 +54,7 @@ static const struct command commands[] = {
 	 "missing directories are created, an existing file keeps its mode. Prefer edit for "
 	 "changing part of a file.",
 	 false, false},
-	{C_EDIT, "edit", cmd_edit,
+	{C_EDIT, "edit", cmd_edit, answer_edit,
 	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
 	 "Replace the exact old text with the new one and print the diff. The old\n"
 	 "text must occur once, unless --all.\n",
@@ -61,14 +63,14 @@ static const struct command commands[] = {
 	 "error gives their lines: add surrounding text to make it unique, or set "
 	 "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
 	 false, false},
-	{C_GLOB, "glob", cmd_glob, "glob PATTERN [--path DIR] [--limit N]",
+	{C_GLOB, "glob", cmd_glob, answer_glob, "glob PATTERN [--path DIR] [--limit N]",
 	 "List the files under --path that match PATTERN, newest first: * and ?\n"
 	 "within a name, [...], {a,b}, ** for any depth. Exit 1 when none matches.\n",
 	 "Find files by name pattern under path (default: the workspace directory): * and ? "
 	 "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
 	 "first, at most limit (default 1000); .git is skipped.",
 	 false, false},
-	{C_GREP, "grep", cmd_grep,
+	{C_GREP, "grep", cmd_grep, answer_grep,
 	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
 	 "Search the files under --path (a file or a directory) for an extended\n"
 	 "regular expression. Binary files and .git are skipped; output is sorted\n"
@@ -78,20 +80,20 @@ static const struct command commands[] = {
 	 "files, content gives path:line:text (with context lines around), count gives "
 	 "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
 	 false, false},
-	{C_MCP, "mcp", cmd_mcp,
+	{C_MCP, "mcp", cmd_mcp, NULL,
 	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
 	 "Serve the six tools (exec, read, write, edit, glob, grep) to an agent as a\n"
 	 "Model Context Protocol server: JSON-RPC on stdin and stdout, logs on\n"
 	 "stderr. The workspace is -w REF, or one created on the first call from\n"
 	 "the config and the create options; its ref goes to stderr. At the end of\n"
 	 "input the server exits and keeps the workspace, unless --rm.\n", NULL, false, false},
-	{C_TRUST, "trust", cmd_trust, "trust [--revoke] [FILE]",
+	{C_TRUST, "trust", cmd_trust, NULL, "trust [--revoke] [FILE]",
 	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
 	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
 	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
 	 "workspace with the directory mounted can write it; read it first. A file\n"
 	 "named with --config or SANDBOX_CONFIG needs no trust.\n", NULL, false, true},
-	{C_HELP, "help", NULL, "help [COMMAND]", "Show help.\n", NULL, false, false},
+	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false},
 };
 
 #define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP))
@@ -144,107 +146,107 @@ static const struct opt opts[] = {
 	/* Commands in a workspace. */
 	{O_SHELL, "command", 'c', "command", C_CMDS, CMD(C_EXEC), OT_TEXT, 1, 0, .metavar = "TEXT",
 	 .help = "shell text, run with sh -c", .desc = "Shell text, run with sh -c in the workspace.",
-	 .required = true},
+	 .required = true, .at = OPT_AT(exec.shell)},
 	{O_KEY, "timeout", 0, "timeout", C_CMDS, CMD(C_EXEC), OT_SECONDS, .key = "timeout",
 	 .metavar = "SECONDS", .help = "kill the command in the workspace after this",
 	 .desc = "Seconds before the command and everything it started are killed (default: the server's)."},
 	{O_CWD, "cwd", 0, "cwd", C_CMDS, CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
 	 .help = "directory to run in (relative: under the workdir)",
-	 .desc = "Directory to run in; relative to the workspace directory."},
+	 .desc = "Directory to run in; relative to the workspace directory.", .at = OPT_AT(exec.cwd)},
 	{O_INTERACTIVE, "interactive", 'i', NULL, C_CMDS, 0, OT_FLAG,
-	 .help = "forward stdin to the command"},
+	 .help = "forward stdin to the command", .at = OPT_AT(exec.interactive)},
 	{O_KEY, "max-output", 0, NULL, C_CMDS, 0, OT_TEXT, .key = "max_output", .metavar = "BYTES",
 	 .help = "with --json, bytes kept per stream (default 1 MiB)"},
 
-	{O_ALL, "all", 0, NULL, CMD(C_DESTROY), 0, OT_FLAG, .help = "every workspace"},
+	{O_ALL, "all", 0, NULL, CMD(C_DESTROY), 0, OT_FLAG, .help = "every workspace", .at = OPT_AT(life.all)},
 	{O_OLDER, "older-than", 0, NULL, CMD(C_PRUNE), 0, OT_TEXT, .metavar = "DURATION",
-	 .help = "only those older than this: 90s, 15m, 2h, 7d"},
-	{O_STOPPED, "stopped", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG, .help = "only stopped ones"},
+	 .help = "only those older than this: 90s, 15m, 2h, 7d", .at = OPT_AT(life.older_than)},
+	{O_STOPPED, "stopped", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG, .help = "only stopped ones", .at = OPT_AT(life.stopped)},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",
 	 .desc = "File to read; relative to the workspace directory.", .required = true},
 	{O_OFFSET, "offset", 0, "offset", CMD(C_READ), CMD(C_READ), OT_COUNT, 1, APP_COUNT_MAX, 1,
 	 .metavar = "N", .help = "the first line to show",
-	 .desc = "First line to show, 1-based (default 1)."},
+	 .desc = "First line to show, 1-based (default 1).", .at = OPT_AT(read.offset)},
 	{O_LIMIT, "limit", 0, "limit", CMD(C_READ), CMD(C_READ), OT_COUNT, 1, APP_COUNT_MAX, 2000,
-	 .metavar = "N", .help = "lines to show at most", .desc = "Most lines to show (default 2000)."},
+	 .metavar = "N", .help = "lines to show at most", .desc = "Most lines to show (default 2000).", .at = OPT_AT(read.limit)},
 	{O_RAW, "raw", 0, NULL, CMD(C_READ), 0, OT_FLAG,
-	 .help = "write the file's exact bytes, a binary one too"},
+	 .help = "write the file's exact bytes, a binary one too", .at = OPT_AT(read.raw)},
 
 	{O_ARG, NULL, 0, "path", CMD(C_WRITE), CMD(C_WRITE), OT_TEXT, 1, 0, .metavar = "PATH",
 	 .desc = "File to write; missing directories are created.", .required = true},
 	{O_CONTENT, "content", 0, "content", CMD(C_WRITE), CMD(C_WRITE), OT_TEXT, .metavar = "TEXT",
 	 .help = "the new content (default: standard input)",
-	 .desc = "The whole new content of the file.", .required = true},
+	 .desc = "The whole new content of the file.", .required = true, .at = OPT_AT(write.content)},
 
 	{O_ARG, NULL, 0, "path", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, 1, 0, .metavar = "PATH",
 	 .desc = "File to edit.", .required = true},
 	{O_OLD, "old", 0, "old_text", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, .metavar = "TEXT",
 	 .help = "the exact text to replace",
 	 .desc = "Exact text to replace, whitespace included; it must occur exactly once unless replace_all.",
-	 .required = true},
+	 .required = true, .at = OPT_AT(edit.old)},
 	{O_NEW, "new", 0, "new_text", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT, .metavar = "TEXT",
 	 .help = "the text to put in its place", .desc = "Text to put in its place.",
-	 .required = true},
+	 .required = true, .at = OPT_AT(edit.new)},
 	{O_OLD_FILE, "old-file", 0, NULL, CMD(C_EDIT), 0, OT_TEXT, .metavar = "F",
-	 .help = "the old text, from a local file"},
+	 .help = "the old text, from a local file", .at = OPT_AT(edit.old)},
 	{O_NEW_FILE, "new-file", 0, NULL, CMD(C_EDIT), 0, OT_TEXT, .metavar = "F",
-	 .help = "the new text, from a local file"},
+	 .help = "the new text, from a local file", .at = OPT_AT(edit.new)},
 	{O_ALL, "all", 0, "replace_all", CMD(C_EDIT), CMD(C_EDIT), OT_FLAG,
-	 .help = "replace every occurrence", .desc = "Replace every occurrence (default false)."},
+	 .help = "replace every occurrence", .desc = "Replace every occurrence (default false).", .at = OPT_AT(edit.all)},
 	{O_EXPECT, "expect-sha256", 0, "expect_sha256", CMD(C_EDIT), CMD(C_EDIT), OT_TEXT,
 	 .metavar = "HASH", .help = "refuse unless the file still has this SHA-256",
-	 .desc = "Refuse the edit unless the file still has this SHA-256 (from read)."},
+	 .desc = "Refuse the edit unless the file still has this SHA-256 (from read).", .at = OPT_AT(edit.expect_sha)},
 
 	{O_ARG, NULL, 0, "pattern", CMD(C_GLOB), CMD(C_GLOB), OT_TEXT, 1, 0, .metavar = "PATTERN",
 	 .desc = "Glob: * and ? within a name, [...], {a,b}, ** for any depth (src/**/*.c).",
 	 .required = true},
 	{O_PATH, "path", 0, "path", CMD(C_GLOB), CMD(C_GLOB), OT_TEXT, 1, 0, .metavar = "DIR",
 	 .help = "the directory to search (default: the workdir)",
-	 .desc = "Directory to search (default: the workspace directory)."},
+	 .desc = "Directory to search (default: the workspace directory).", .at = OPT_AT(glob.path)},
 	{O_LIMIT, "limit", 0, "limit", CMD(C_GLOB), CMD(C_GLOB), OT_COUNT, 1, APP_SEARCH_MAX, 1000,
 	 .metavar = "N", .help = "paths to list at most",
-	 .desc = "Most paths to return, 1 to 10000 (default 1000)."},
+	 .desc = "Most paths to return, 1 to 10000 (default 1000).", .at = OPT_AT(glob.limit)},
 
 	{O_ARG, NULL, 0, "pattern", CMD(C_GREP), CMD(C_GREP), OT_TEXT, 1, 0, .metavar = "REGEX",
 	 .desc = "POSIX extended regular expression (grep -E).", .required = true},
 	{O_PATH, "path", 0, "path", CMD(C_GREP), CMD(C_GREP), OT_TEXT, 1, 0, .metavar = "PATH",
 	 .help = "the file or directory to search (default: the workdir)",
-	 .desc = "File or directory to search (default: the workspace directory)."},
+	 .desc = "File or directory to search (default: the workspace directory).", .at = OPT_AT(grep.path)},
 	{O_GLOB, "glob", 0, "glob", CMD(C_GREP), CMD(C_GREP), OT_TEXT, .metavar = "PATTERN",
 	 .help = "only the files whose name (or path, with a /) matches",
-	 .desc = "Only files whose name matches this glob (*.c)."},
+	 .desc = "Only files whose name matches this glob (*.c).", .at = OPT_AT(grep.glob)},
 	{O_OUTPUT, "output", 0, "output_mode", CMD(C_GREP), CMD(C_GREP), OT_CHOICE,
 	 .choices = output_modes, .metavar = "files|content|count",
 	 .help = "paths (the default), matching lines, or counts",
-	 .desc = "files: matching paths (default); content: path:line:text; count: path:N."},
+	 .desc = "files: matching paths (default); content: path:line:text; count: path:N.", .at = OPT_AT(grep.output)},
 	{O_ICASE, "ignore-case", 'i', "case_insensitive", CMD(C_GREP), CMD(C_GREP), OT_FLAG,
-	 .help = "ignore the case of ASCII letters", .desc = "Ignore case (default false)."},
+	 .help = "ignore the case of ASCII letters", .desc = "Ignore case (default false).", .at = OPT_AT(grep.icase)},
 	{O_FIXED, "fixed-strings", 'F', NULL, CMD(C_GREP), 0, OT_FLAG,
-	 .help = "REGEX is a plain string"},
+	 .help = "REGEX is a plain string", .at = OPT_AT(grep.fixed)},
 	{O_AFTER, "after-context", 'A', NULL, CMD(C_GREP), 0, OT_COUNT, 0, GREP_CONTEXT_MAX,
-	 .metavar = "N", .help = "lines of context after each match"},
+	 .metavar = "N", .help = "lines of context after each match", .at = OPT_AT(grep.after)},
 	{O_BEFORE, "before-context", 'B', NULL, CMD(C_GREP), 0, OT_COUNT, 0, GREP_CONTEXT_MAX,
-	 .metavar = "N", .help = "lines of context before each match"},
+	 .metavar = "N", .help = "lines of context before each match", .at = OPT_AT(grep.before)},
 	{O_CONTEXT, "context", 'C', "context", CMD(C_GREP), CMD(C_GREP), OT_COUNT, 0,
 	 GREP_CONTEXT_MAX, .metavar = "N", .help = "lines of context around each match",
-	 .desc = "Lines of context around each match, with content: 0 to 100."},
+	 .desc = "Lines of context around each match, with content: 0 to 100.", .at = OPT_AT(grep.after)},
 	{O_LIMIT, "limit", 0, "limit", CMD(C_GREP), CMD(C_GREP), OT_COUNT, 1, APP_SEARCH_MAX, 1000,
 	 .metavar = "N", .help = "output lines at most",
-	 .desc = "Most output lines, 1 to 10000 (default 1000)."},
+	 .desc = "Most output lines, 1 to 10000 (default 1000).", .at = OPT_AT(grep.limit)},
 
 	/* The MCP server. */
 	{O_KEY, "timeout", 0, NULL, CMD(C_MCP), 0, OT_TEXT, .key = "timeout", .metavar = "SECONDS",
 	 .help = "exec's default timeout (default 120)"},
 	{O_OUTPUT_LIMIT, "output-limit", 0, NULL, CMD(C_MCP), 0, OT_COUNT, 1000,
 	 APP_OUTPUT_LIMIT_MAX, 30000, .metavar = "CHARS",
-	 .help = "characters of a result's text kept, head and tail"},
+	 .help = "characters of a result's text kept, head and tail", .at = OPT_AT(mcp.output_limit)},
 	{O_RM, "rm", 0, NULL, CMD(C_MCP), 0, OT_FLAG,
-	 .help = "remove the workspace when the server ends"},
+	 .help = "remove the workspace when the server ends", .at = OPT_AT(mcp.rm)},
 
 	{O_REVOKE, "revoke", 0, NULL, CMD(C_TRUST), 0, OT_FLAG,
-	 .help = "forget FILE: it is no longer trusted"},
+	 .help = "forget FILE: it is no longer trusted", .at = OPT_AT(trust.revoke)},
 };
 
 const struct command *cmd_table(size_t *n)
@@ -343,36 +345,64 @@ int opt_count(const struct opt *o, const char *spelled, const char *val, long *o
 	return 0;
 }
 
-void opt_defaults(struct app *a, enum cmd_id c)
+void opt_defaults(struct opts *v, enum cmd_id c)
 {
 	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
 		if (opts[i].type == OT_COUNT && opts[i].dflt && (opts[i].cmds & CMD(c)))
-			opt_store(a, &opts[i], NULL, (long)opts[i].dflt, NULL);
+			*(long *)((char *)v + opts[i].at - 1) = (long)opts[i].dflt;
 }
 
 /* --old-file, --new-file: the bytes of a local file. */
-static int read_local(const char *path, struct sbuf *out, struct err *e)
+static int read_local(const char *path, struct text_opt *t, struct err *e)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
 	char buf[65536];
 	size_t n;
-	sbuf_reset(out);
+	sbuf_reset(&t->text);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_add(out, buf, n);
+		sbuf_add(&t->text, buf, n);
 	int bad = ferror(f);
 	fclose(f);
 	if (bad)
 		return err_set(e, ERR_USAGE, "%s: cannot read it", path);
+	t->set = true;
 	return 0;
 }
 
-static void set_text(struct sbuf *t, bool *set, const char *s)
+/* The options whose value needs more than storing. */
+static int store_special(struct app *a, const struct opt *o, void *at, const char *s, long i,
+			 struct err *e)
 {
-	sbuf_reset(t);
-	sbuf_adds(t, s);
-	*set = true;
+	struct text_opt *t = at;
+	switch (o->id) {
+	case O_CWD:
+		if (!*s || has_control(s))
+			return err_set(e, ERR_USAGE, "%s: expected a directory, without control characters",
+				       opt_say(a, O_CWD));
+		a->o.exec.cwd = s;
+		return 0;
+	case O_OLDER:
+		if (!parse_duration(s, &a->o.life.older_than))
+			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
+		return 0;
+	case O_CONTEXT: a->o.grep.after = a->o.grep.before = i; return 0;
+	case O_OLD:
+	case O_NEW:
+		sbuf_reset(&t->text);
+		sbuf_adds(&t->text, s);
+		t->set = true;
+		return 0;
+	case O_OLD_FILE:
+	case O_NEW_FILE: return read_local(s, t, e);
+	case O_PATH:
+		if (!*s)
+			return err_set(e, ERR_USAGE, "--path is empty");
+		*(const char **)at = s;
+		return 0;
+	default: return 1;
+	}
 }
 
 int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct err *e)
@@ -380,47 +410,30 @@ int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct 
 	switch (o->id) {
 	case O_WS: a->ref = s; return 0;
 	case O_JSON: a->json = true; return 0;
-	case O_SHELL: a->shell = s; return 0;
-	case O_CWD:
-		if (!*s || has_control(s))
-			return err_set(e, ERR_USAGE, "%s: expected a directory, without control characters",
-				       opt_say(a, O_CWD));
-		a->cwd = s;
-		return 0;
-	case O_INTERACTIVE: a->interactive = true; return 0;
-	case O_ALL: a->all = true; return 0;
-	case O_STOPPED: a->stopped = true; return 0;
-	case O_OLDER:
-		if (!parse_duration(s, &a->older_than))
-			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
-		return 0;
-	case O_ARG: strvec_push(&a->args, s); return 0;
-	case O_OFFSET: a->offset = i; return 0;
-	case O_LIMIT: a->limit = i; return 0;
-	case O_AFTER: a->after = i; return 0;
-	case O_BEFORE: a->before = i; return 0;
-	case O_CONTEXT: a->after = a->before = i; return 0;
-	case O_RAW: a->raw = true; return 0;
-	case O_CONTENT: a->content = s; return 0;
-	case O_OLD: set_text(&a->old_text, &a->old_set, s); return 0;
-	case O_NEW: set_text(&a->new_text, &a->new_set, s); return 0;
-	case O_OLD_FILE: a->old_set = true; return read_local(s, &a->old_text, e);
-	case O_NEW_FILE: a->new_set = true; return read_local(s, &a->new_text, e);
-	case O_EXPECT: a->expect_sha = s; return 0;
-	case O_PATH:
-		if (!*s)
-			return err_set(e, ERR_USAGE, "--path is empty");
-		a->path = s;
-		return 0;
-	case O_GLOB: a->glob = s; return 0;
-	case O_ICASE: a->icase = true; return 0;
-	case O_FIXED: a->fixed = true; return 0;
-	case O_OUTPUT: a->output = s; return 0;
-	case O_RM: a->rm = true; return 0;
-	case O_REVOKE: a->revoke = true; return 0;
-	case O_OUTPUT_LIMIT: a->output_limit = i; return 0;
-	default: return 0; /* O_KEY, O_CONFIG, ...: the parser's own */
+	case O_ARG: strvec_push(&a->o.args, s); return 0;
+	default: break;
 	}
+	if (!o->at)
+		return 0; /* O_KEY, O_CONFIG, ...: the parser's own */
+	void *at = (char *)&a->o + o->at - 1;
+	int rc = store_special(a, o, at, s, i, e);
+	if (rc <= 0)
+		return rc;
+	if (o->type == OT_FLAG)
+		*(bool *)at = true;
+	else if (o->type == OT_COUNT)
+		*(long *)at = i;
+	else
+		*(const char **)at = s; /* OT_TEXT, OT_CHOICE */
+	return 0;
+}
+
+void opts_free(struct opts *o)
+{
+	strvec_clear(&o->args);
+	strvec_clear(&o->extra);
+	sbuf_free(&o->edit.old.text);
+	sbuf_free(&o->edit.new.text);
 }
 
 /* ---- --help ---- */
@@ -701,7 +714,7 @@ static int apply_arg(struct app *call, const struct opt *o, const struct jv *v,
 int opts_tool_apply(const struct command *c, struct app *call, const struct jv *args,
 		    struct err *e)
 {
-	opt_defaults(call, c->id);
+	opt_defaults(&call->o, c->id);
 	/* In the rows' order: positional arguments first, as on the command line. */
 	for (size_t i = 0; i < ARRAY_LEN(opts); i++) {
 		const struct jv *v = is_arg(&opts[i], c) ? jv_get(args, opts[i].mcp) : NULL;

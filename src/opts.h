@@ -8,6 +8,7 @@
 #define SANDBOX_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "app.h"
@@ -26,6 +27,8 @@ struct command {
 	enum cmd_id id;
 	const char *name;
 	int (*fn)(struct app *, struct err *);
+	/* An MCP tool's call: the whole tools/call result into res (calls.h). */
+	int (*answer)(struct app *, struct sbuf *res, struct err *);
 	const char *usage;    /* after "sandbox " */
 	const char *help;     /* what it does, for --help */
 	const char *mcp_desc; /* not NULL: an MCP tool, described so */
@@ -66,7 +69,10 @@ struct opt {
 	const char *help;     /* one line for --help; NULL: not listed there */
 	const char *desc;     /* for the model, in the tool's schema */
 	bool required;        /* a required argument of the tool */
+	size_t at;            /* OPT_AT(field): where struct opts keeps it;
+			       * 0: the parser's own (O_KEY, O_CONFIG, ...) */
 };
+#define OPT_AT(field) (offsetof(struct opts, field) + 1)
 
 const struct command *cmd_find(const char *name);
 const struct command *cmd_table(size_t *n);
@@ -93,9 +99,9 @@ const char *opt_say(const struct app *a, enum opt_id id);
 int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,
 	      struct err *e);
 /* Sets every option of command c that has a default to it. */
-void opt_defaults(struct app *a, enum cmd_id c);
-/* Stores a checked value of o in a: the command line's (s for a value,
- * i for a count) or a tool argument's. */
+void opt_defaults(struct opts *o, enum cmd_id c);
+/* Stores a checked value of o in a (a->o, or a->ref, a->json): the
+ * command line's (s for a value, i for a count) or a tool argument's. */
 int opt_store(struct app *a, const struct opt *o, const char *s, long i, struct err *e);
 
 /* The usage lines, as --help and a bad command line print them. */

@@ -9,6 +9,7 @@
 #include "jvb.h"
 #include "results.h"
 #include "tools.h"
+#include "utf8.h"
 
 void present_json(FILE *f, const struct jv *t)
 {
@@ -33,11 +34,243 @@ static void put_bool(struct jv *obj, const char *key, bool b)
 	jvb_bool(jvb_put(obj, key), b);
 }
 
-/* Every file tool's object starts with the workspace it acted on. */
+/* An object that starts with the workspace acted on. */
 static void tree_begin(struct jv *t, const char *workspace)
 {
 	jvb_obj(t);
 	put_str(t, "workspace", workspace);
+}
+
+/* ---- create, start, stop ---- */
+
+void created_text(const char *ref)
+{
+	fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n", ref, ref);
+}
+
+void ref_text(FILE *f, FILE *err, const struct ref_result *r)
+{
+	(void)err;
+	fprintf(f, "%s\n", r->workspace);
+}
+
+void ref_tree(struct jv *t, const struct ref_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "id", r->id);
+}
+
+void ref_result_free(struct ref_result *r)
+{
+	free(r->workspace);
+	free(r->id);
+}
+
+/* ---- list ---- */
+
+static void format_age(char *buf, size_t cap, long long s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, cap, "%llds", s);
+	else if (s < 7200)
+		snprintf(buf, cap, "%lldm", s / 60);
+	else if (s < 172800)
+		snprintf(buf, cap, "%lldh", s / 3600);
+	else
+		snprintf(buf, cap, "%lldd", s / 86400);
+}
+
+void list_text(FILE *f, FILE *err, const struct list_result *r)
+{
+	(void)err;
+	fprintf(f, "%-24s %-10s %-32s %s\n", "REF", "STATE", "IMAGE", "AGE");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ws_row *w = &r->rows[i];
+		char age[32];
+		format_age(age, sizeof(age), r->now - w->created);
+		fprintf(f, "%-24s %-10s %-32s %s\n", w->name, w->state, w->image, age);
+	}
+}
+
+void list_tree(struct jv *t, const struct list_result *r)
+{
+	jvb_obj(t);
+	struct jv *a = jvb_put(t, "workspaces");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ws_row *w = &r->rows[i];
+		struct jv *o = jvb_push(a);
+		tree_begin(o, w->name);
+		put_str(o, "id", w->id);
+		put_str(o, "state", w->state);
+		put_str(o, "image", w->image);
+		put_int(o, "created", w->created);
+		put_int(o, "age_s", r->now - w->created);
+	}
+}
+
+void list_result_free(struct list_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->rows[i].id);
+		free(r->rows[i].name);
+		free(r->rows[i].state);
+		free(r->rows[i].image);
+	}
+	free(r->rows);
+	*r = (struct list_result){0};
+}
+
+/* ---- destroy, prune ---- */
+
+void removed_result_free(struct removed_result *r)
+{
+	strvec_clear(&r->names);
+}
+
+
+void removed_text(FILE *f, FILE *err, const struct removed_result *r)
+{
+	(void)err;
+	for (size_t i = 0; i < r->names.n; i++)
+		fprintf(f, "removed %s\n", r->names.v[i]);
+}
+
+void removed_tree(struct jv *t, const struct removed_result *r)
+{
+	jvb_obj(t);
+	struct jv *a = jvb_put(t, "removed");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->names.n; i++)
+		jvb_str(jvb_push(a), r->names.v[i]);
+}
+
+/* ---- trust ---- */
+
+void trust_text(FILE *f, FILE *err, const struct trust_result *r)
+{
+	(void)err;
+	if (r->trusted)
+		fprintf(f, "trusted %s (sha256 %s)\n", r->path, r->sha256);
+	else
+		fprintf(f, r->revoked ? "revoked %s\n" : "%s was not trusted\n", r->path);
+}
+
+void trust_tree(struct jv *t, const struct trust_result *r)
+{
+	jvb_obj(t);
+	put_str(t, "path", r->path);
+	if (r->trusted)
+		put_str(t, "sha256", r->sha256);
+	else
+		put_bool(t, "revoked", r->revoked);
+	put_bool(t, "trusted", r->trusted);
+}
+
+void trust_result_free(struct trust_result *r)
+{
+	free(r->path);
+}
+
+/* ---- exec ---- */
+
+bool exec_is_error(const struct exec_result *r)
+{
+	return r->status != 0 || r->res.outcome == EXEC_TIMED_OUT;
+}
+
+void exec_text(FILE *f, FILE *err, const struct exec_result *r)
+{
+	(void)f;
+	switch (r->res.outcome) {
+	case EXEC_DONE:
+		if (exec_oom_killed(&r->res, r->status))
+			fprintf(err, "sandbox: %s: the command was killed for lack of memory (the workspace's memory limit)\n",
+				r->cmd);
+		break;
+	case EXEC_TIMED_OUT:
+		fprintf(err, "sandbox: %s: timed out after %gs; %s\n", r->cmd, r->timeout,
+			exec_kill_says(r->res.kill));
+		break;
+	case EXEC_INTERRUPTED:
+		fprintf(err, "sandbox: %s: interrupted; %s\n", r->cmd, exec_kill_says(r->res.kill));
+		break;
+	default:
+		break;
+	}
+}
+
+void run_left(FILE *err, const struct exec_result *r)
+{
+	if (!r->removed && r->workspace[0])
+		fprintf(err, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
+			r->not_removed.msg, r->workspace);
+}
+
+void exec_tree(struct jv *t, const struct exec_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_int(t, "exit_code", r->status);
+	jvb_strn(jvb_put(t, "stdout"), r->out.buf ? r->out.buf : "", r->out.len);
+	jvb_strn(jvb_put(t, "stderr"), r->err.buf ? r->err.buf : "", r->err.len);
+	put_bool(t, "timed_out", r->res.outcome == EXEC_TIMED_OUT);
+	put_bool(t, "oom_killed", exec_oom_killed(&r->res, r->status));
+	if (r->res.kill == KILL_NONE)
+		jvb_put(t, "kill"); /* null */
+	else
+		put_str(t, "kill", exec_kill_word(r->res.kill));
+	put_int(t, "duration_ms", r->res.duration_ms);
+	put_bool(t, "stdout_truncated", r->out_cut);
+	put_bool(t, "stderr_truncated", r->err_cut);
+	put_int(t, "stdout_bytes", (long long)r->out_total);
+	put_int(t, "stderr_bytes", (long long)r->err_total);
+}
+
+/* A kept stream, with a marker where its middle was cut. */
+static void model_stream(struct sbuf *out, const struct sbuf *s, bool cut,
+			 unsigned long long total)
+{
+	const char *text = s->buf ? s->buf : "";
+	if (!cut) {
+		sbuf_add(out, text, s->len);
+		return;
+	}
+	size_t half = s->len / 2;
+	while (half < s->len && utf8_cont(text[half]))
+		half++;
+	sbuf_add(out, text, half);
+	sbuf_addf(out, "\n[... %llu bytes cut ...]\n", total - s->len);
+	sbuf_add(out, text + half, s->len - half);
+}
+
+static void end_line(struct sbuf *out)
+{
+	if (out->len && out->buf[out->len - 1] != '\n')
+		sbuf_addc(out, '\n');
+}
+
+void exec_model(struct sbuf *out, const struct exec_result *r)
+{
+	model_stream(out, &r->out, r->out_cut, r->out_total);
+	if (r->err.len) {
+		end_line(out);
+		sbuf_adds(out, "[stderr]\n");
+		model_stream(out, &r->err, r->err_cut, r->err_total);
+	}
+	end_line(out);
+	if (r->res.outcome == EXEC_TIMED_OUT)
+		sbuf_addf(out, "[timed out after %gs; %s]", r->timeout, exec_kill_says(r->res.kill));
+	else
+		sbuf_addf(out, "[exit code %d]", r->status);
+}
+
+void exec_result_free(struct exec_result *r)
+{
+	sbuf_free(&r->res.engine_err);
+	sbuf_free(&r->out);
+	sbuf_free(&r->err);
 }
 
 /* ---- read ---- */
@@ -49,8 +282,11 @@ static long read_rest(const struct read_result *r)
 	return r->total_lines >= next ? r->total_lines - next + 1 : 0;
 }
 
-void read_text(FILE *f, const struct read_result *r)
+void read_text(FILE *f, FILE *err, const struct read_result *r)
 {
+	(void)err;
+	if (r->raw)
+		return; /* the bytes went out as they came */
 	long rest = read_rest(r);
 	if (r->total_lines == 0)
 		fprintf(f, "(empty file)\n");
@@ -96,8 +332,9 @@ void read_result_free(struct read_result *r)
 
 /* ---- write ---- */
 
-void write_text(FILE *f, const struct write_result *r)
+void write_text(FILE *f, FILE *err, const struct write_result *r)
 {
+	(void)err;
 	struct sbuf shown = {0};
 	tool_show_path(&shown, r->path, false);
 	fprintf(f, "wrote %llu byte%s to %s%s\n", r->bytes, r->bytes == 1 ? "" : "s", shown.buf,
@@ -128,8 +365,9 @@ static void edit_note(struct sbuf *out, const struct edit_result *r)
 		edit_omitted_note(out, r->omitted_line, r->omitted_old, r->omitted_new);
 }
 
-void edit_text(FILE *f, const struct edit_result *r)
+void edit_text(FILE *f, FILE *err, const struct edit_result *r)
 {
+	(void)err;
 	struct sbuf note = {0};
 	edit_note(&note, r);
 	fwrite(r->diff.buf ? r->diff.buf : "", 1, r->diff.len, f);
@@ -168,8 +406,10 @@ void edit_result_free(struct edit_result *r)
 
 /* ---- glob ---- */
 
-void glob_text(FILE *f, const struct glob_result *r)
+void glob_text(FILE *f, FILE *err, const struct glob_result *r)
 {
+	if (r->total == 0)
+		fprintf(err, "sandbox: glob: no file matches\n");
 	struct sbuf line = {0};
 	size_t shown = r->matches.n;
 	unsigned long long more = r->total - shown;
@@ -265,8 +505,10 @@ static void grep_text_line(void *ctx, const struct grep_file *f, const struct gr
 	sbuf_reset(&c->line);
 }
 
-void grep_text(FILE *f, const struct grep_result *r)
+void grep_text(FILE *f, FILE *err, const struct grep_result *r)
 {
+	if (r->g->nfiles == 0 && r->g->produced == 0)
+		fprintf(err, "sandbox: grep: no match\n");
 	struct grep_text_ctx c = {.f = f, .mode = r->g->o.mode};
 	size_t shown = grep_each(r, grep_text_line, &c);
 	sbuf_free(&c.line);

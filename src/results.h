@@ -1,7 +1,8 @@
-/* results.h: what read, write, edit, glob and grep do, as typed results, and
- * the presenters that show them. A do-function checks its command's
+/* results.h: what every command does, as a typed result, and the
+ * presenters that show it. A do-function checks its command's
  * options, acts in the workspace and fills its result, printing nothing;
- * three presenters render a result: the CLI's text (on f), the tree of
+ * three presenters render a result: the CLI's text (on out, and notes such
+ * as "no match" on err), the tree of
  * its --json object (which MCP's structuredContent is too, capped), and
  * the text an MCP client's model reads. Strings of a result are borrowed
  * from the app (its options) or owned by the result (freed with it); the
@@ -13,14 +14,60 @@
 #include <stdio.h>
 
 #include "app.h"
+#include "exec.h"
 #include "err.h"
 #include "jsonr.h"
 #include "util.h"
+
+/* create, start, stop: the workspace acted on. */
+struct ref_result {
+	char *workspace, *id;    /* owned */
+};
+
+/* list: every workspace of the engine. */
+struct ws_row {
+	char *id, *name, *state, *image; /* owned */
+	long long created;       /* seconds since the epoch */
+};
+struct list_result {
+	struct ws_row *rows;
+	size_t n;
+	long long now;           /* when they were listed, for their age */
+};
+
+/* destroy, prune: the workspaces removed. */
+struct removed_result {
+	struct strvec names;     /* owned */
+};
+
+/* trust: the file's real path, and what became of it. */
+struct trust_result {
+	char *path;              /* owned */
+	char sha256[65];         /* trusted: its hash */
+	bool trusted, revoked;   /* revoked: it had been trusted */
+};
+
+struct exec_result {
+	const char *cmd;         /* exec or run, for messages */
+	const char *workspace;
+	int status;              /* what exec exits with: the command's status,
+				  * 124 timed out, 128+N interrupted, 255 */
+	struct exec_res res;     /* how it ended; owned */
+	double timeout;
+	bool captured;           /* --json and MCP: the streams below were kept;
+				  * else they went out as they came */
+	struct sbuf out, err;    /* the kept bytes: head and tail; owned */
+	bool out_cut, err_cut;   /* the middle was cut */
+	unsigned long long out_total, err_total;
+	bool removed;            /* run: the workspace is gone, else why not */
+	struct err not_removed;
+};
 
 struct read_result {
 	const char *workspace;
 	const char *path;
 	struct sbuf content;     /* the numbered lines shown; owned */
+	bool raw;                /* --raw: the bytes went to stdout, nothing else */
 	long start_line, lines, total_lines;
 	unsigned long long size;
 	char sha256[65];
@@ -64,42 +111,80 @@ struct grep_result {
 	size_t max_bytes;        /* and the bytes */
 };
 
-/* The do-functions: 0 with res filled (to free with its _free), or -1
- * with e set and nothing to free. glob and grep return 1, with res
- * filled, when nothing matches. read --raw streams the file to stdout and fills
- * nothing to present. */
+/* The do-functions: the exit status with res filled (to free with its
+ * _free), or -1 with e set and nothing to free. The status is 0; glob
+ * and grep's is 1 when nothing matches, exec and run's the command's.
+ * read --raw streams the file to stdout: its result says so, and no
+ * more. */
+int do_create(struct app *a, struct ref_result *res, struct err *e);
+int do_start(struct app *a, struct ref_result *res, struct err *e);
+int do_stop(struct app *a, struct ref_result *res, struct err *e);
+int do_list(struct app *a, struct list_result *res, struct err *e);
+int do_destroy(struct app *a, struct removed_result *res, struct err *e);
+int do_prune(struct app *a, struct removed_result *res, struct err *e);
+int do_trust(struct app *a, struct trust_result *res, struct err *e);
+int do_exec(struct app *a, struct exec_result *res, struct err *e);
+/* Creates a workspace, runs the command in it and removes it, whatever
+ * happened: res->removed says whether that worked, also after -1. */
+int do_run(struct app *a, struct exec_result *res, struct err *e);
 int do_read(struct app *a, struct read_result *res, struct err *e);
 int do_write(struct app *a, struct write_result *res, struct err *e);
 int do_edit(struct app *a, struct edit_result *res, struct err *e);
 int do_glob(struct app *a, struct glob_result *res, struct err *e);
 int do_grep(struct app *a, struct grep_result *res, struct err *e);
 
+void ref_result_free(struct ref_result *r);
+void list_result_free(struct list_result *r);
+void removed_result_free(struct removed_result *r);
+void trust_result_free(struct trust_result *r);
+void exec_result_free(struct exec_result *r);
 void read_result_free(struct read_result *r);
 void write_result_free(struct write_result *r); /* owns nothing: for symmetry */
 void edit_result_free(struct edit_result *r);
 void glob_result_free(struct glob_result *r);
 void grep_result_free(struct grep_result *r);
 
-/* The CLI's text. */
-void read_text(FILE *f, const struct read_result *r);
-void write_text(FILE *f, const struct write_result *r);
-void edit_text(FILE *f, const struct edit_result *r);
-void glob_text(FILE *f, const struct glob_result *r);
-void grep_text(FILE *f, const struct grep_result *r);
+/* The CLI's text. exec's output went out live: its text is what became
+ * of the command, when that is not its own status. run_left says on err
+ * that run could not remove its workspace, in text and --json alike. */
+void run_left(FILE *err, const struct exec_result *r);
+void ref_text(FILE *out, FILE *err, const struct ref_result *r);
+/* A workspace made on first use (exec, a file tool), on stderr: the
+ * command line's app.created. */
+void created_text(const char *ref);
+void list_text(FILE *out, FILE *err, const struct list_result *r);
+void removed_text(FILE *out, FILE *err, const struct removed_result *r);
+void trust_text(FILE *out, FILE *err, const struct trust_result *r);
+void exec_text(FILE *out, FILE *err, const struct exec_result *r);
+void read_text(FILE *out, FILE *err, const struct read_result *r);
+void write_text(FILE *out, FILE *err, const struct write_result *r);
+void edit_text(FILE *out, FILE *err, const struct edit_result *r);
+void glob_text(FILE *out, FILE *err, const struct glob_result *r);
+void grep_text(FILE *out, FILE *err, const struct grep_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
+void ref_tree(struct jv *t, const struct ref_result *r);
+void list_tree(struct jv *t, const struct list_result *r);
+void removed_tree(struct jv *t, const struct removed_result *r);
+void trust_tree(struct jv *t, const struct trust_result *r);
+void exec_tree(struct jv *t, const struct exec_result *r);
 void read_tree(struct jv *t, const struct read_result *r);
 void write_tree(struct jv *t, const struct write_result *r);
 void edit_tree(struct jv *t, const struct edit_result *r);
 void glob_tree(struct jv *t, const struct glob_result *r);
 void grep_tree(struct jv *t, const struct grep_result *r);
 
-/* The text for the model, appended to out. */
+/* The text for the model, appended to out: the MCP tools'. */
+void exec_model(struct sbuf *out, const struct exec_result *r);
 void read_model(struct sbuf *out, const struct read_result *r);
 void write_model(struct sbuf *out, const struct write_result *r);
 void edit_model(struct sbuf *out, const struct edit_result *r);
 void glob_model(struct sbuf *out, const struct glob_result *r);
 void grep_model(struct sbuf *out, const struct grep_result *r);
+
+/* Whether an MCP client is told the call failed (isError): exec's
+ * command failed or timed out. No match is an answer, not a failure. */
+bool exec_is_error(const struct exec_result *r);
 
 /* Prints a --json object: t whole, and a newline. */
 void present_json(FILE *f, const struct jv *t);

@@ -172,20 +172,6 @@ bool tool_is_binary(const char *buf, size_t len)
 	return buf && memchr(buf, '\0', len < TOOL_PROBE ? len : TOOL_PROBE) != NULL;
 }
 
-void tool_json_begin(struct json *j, const struct app *a)
-{
-	json_obj_open(j);
-	json_key(j, "workspace");
-	json_str(j, a->ws_name);
-}
-
-void tool_json_end(struct json *j, const struct app *a)
-{
-	json_obj_close(j);
-	json_print(j, a->out);
-	sbuf_free(&j->out);
-}
-
 char *tool_join(const char *base, const char *rel)
 {
 	if (!base || strcmp(base, ".") == 0)

@@ -46,11 +46,6 @@ char *tool_arg_path(const char *path, struct err *e);
  * quotes with C escapes, so that no name can forge another line or field. */
 void tool_show_path(struct sbuf *out, const char *path, bool colon_special);
 
-/* The JSON object of a file tool: opened with the workspace it acted on
- * first; ended by printing it on a->out. */
-void tool_json_begin(struct json *j, const struct app *a);
-void tool_json_end(struct json *j, const struct app *a);
-
 /* Joins a base directory (as the user gave it; "." for none) and a
  * relative name. Caller frees. */
 char *tool_join(const char *base, const char *rel);

@@ -335,7 +335,7 @@ int ws_create(struct app *a, struct ws *ws, struct err *e)
 	}
 	struct strvec argv = {0};
 	if (engine_run_argv(&argv, a->engine, &a->cfg, ws->name, (long long)time(NULL), nonce,
-			    a->extra.v, a->extra.n, e) < 0) {
+			    a->o.extra.v, a->o.extra.n, e) < 0) {
 		strvec_clear(&argv);
 		ws_free(ws);
 		return -1;
@@ -398,9 +398,8 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 	}
 	snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
 	a->ws_created = true;
-	if (!a->json)
-		fprintf(stderr, "sandbox: created workspace %s (pass -w %s to reuse it)\n",
-			ws->name, ws->name);
+	if (a->created)
+		a->created(ws->name);
 	return 0;
 }
 

@@ -175,7 +175,7 @@ static struct rx *res[ARRAY_LEN(patterns)];
 
 static void grep_bounds(const struct grep *g)
 {
-	const struct grep_opts *o = &g->o;
+	const struct grep_spec *o = &g->o;
 	CHECK(g->held_lines <= 2 * o->limit + 1024 && g->held_bytes <= 2 * o->max_bytes);
 	CHECK(g->cur.nlines <= o->limit && g->cur.bytes <= o->max_bytes);
 	CHECK(g->line.len <= GREP_MATCH_MAX && g->probe.len <= TOOL_PROBE);
@@ -186,7 +186,7 @@ static void grep_bounds(const struct grep *g)
 
 /* Runs grep over the stream; the grep is left for the caller to free.
  * chunk 0: sizes from the generator. */
-static int run_grep(struct grep *g, const struct grep_opts *o, const char *buf, size_t n, size_t chunk)
+static int run_grep(struct grep *g, const struct grep_spec *o, const char *buf, size_t n, size_t chunk)
 {
 	char err[200];
 	int rc = 0;
@@ -225,7 +225,7 @@ static void same_output(const struct grep *a, const struct grep *b)
  * max_bytes: the same lines up to the first that does not fit. */
 static void cut_output(const struct grep *all, const struct grep *bounded)
 {
-	const struct grep_opts *o = &bounded->o;
+	const struct grep_spec *o = &bounded->o;
 	bool content = o->mode == GREP_CONTENT;
 	size_t lines = 0, bytes = 0, fi = 0;
 	CHECK(all->produced == bounded->produced);
@@ -280,7 +280,7 @@ static void fuzz_grep(const uint8_t *data, size_t size)
 {
 	if (size < 4)
 		return;
-	struct grep_opts o = {
+	struct grep_spec o = {
 		.mode = (enum grep_mode)(data[0] % 3),
 		.rx = res[(data[0] >> 2) % ARRAY_LEN(patterns)],
 		.limit = (size_t)(data[2] % 20) + 1,
@@ -297,7 +297,7 @@ static void fuzz_grep(const uint8_t *data, size_t size)
 
 	struct grep *whole = xmalloc(sizeof(*whole)), *chunks = xmalloc(sizeof(*chunks));
 	struct grep *all = xmalloc(sizeof(*all));
-	struct grep_opts unbounded = o;
+	struct grep_spec unbounded = o;
 	unbounded.limit = (size_t)1 << 30;
 	unbounded.max_bytes = (size_t)1 << 40;
 	int rc1 = run_grep(whole, &o, a.buf, a.len, a.len);

@@ -17,7 +17,7 @@
 
 static struct rx *rx;
 
-static struct grep_opts opts(enum grep_mode mode, const char *pattern)
+static struct grep_spec opts(enum grep_mode mode, const char *pattern)
 {
 	static char compiled[256];
 	if (!rx || strcmp(compiled, pattern) != 0) {
@@ -26,7 +26,7 @@ static struct grep_opts opts(enum grep_mode mode, const char *pattern)
 		if (rx_compile(pattern, 0, &rx, NULL, NULL, 0) != RX_OK)
 			abort();
 	}
-	return (struct grep_opts){.mode = mode, .rx = rx, .limit = 1000, .max_bytes = 1 << 20, .base = "."};
+	return (struct grep_spec){.mode = mode, .rx = rx, .limit = 1000, .max_bytes = 1 << 20, .base = "."};
 }
 
 /* What is shown, in the form of the text output. */
@@ -59,7 +59,7 @@ static void render(const struct grep *g, struct sbuf *out)
 
 /* Reads archive in chunks of `chunk` bytes (0: random sizes), checking
  * the bounds after each; renders what is shown into out. */
-static int run(const struct grep_opts *o, const struct sbuf *archive, size_t chunk, struct sbuf *out,
+static int run(const struct grep_spec *o, const struct sbuf *archive, size_t chunk, struct sbuf *out,
 	       bool *bounded)
 {
 	struct grep *g = xmalloc(sizeof(*g));
@@ -91,7 +91,7 @@ static int run(const struct grep_opts *o, const struct sbuf *archive, size_t chu
 
 /* Whole, a byte at a time (for small archives) and in random chunks:
  * the same output, want. */
-static void check(const char *title, const struct grep_opts *o, const struct sbuf *archive, const char *want)
+static void check(const char *title, const struct grep_spec *o, const struct sbuf *archive, const char *want)
 {
 	struct sbuf a = {0}, b = {0}, c = {0};
 	bool ba, bb = true, bc;
@@ -135,7 +135,7 @@ static void test_outputs(void)
 	file(&a, "./r/none.txt", "nothing\n");
 	tar_make_end(&a);
 
-	struct grep_opts o = opts(GREP_FILES, "foo");
+	struct grep_spec o = opts(GREP_FILES, "foo");
 	check("files: those that match, sorted by path; binary files, links, directories skipped", &o, &a,
 	      "r/a.txt\nr/b.txt\nr/crlf.txt\nr/nonl.txt\n");
 	o = opts(GREP_COUNT, "foo");
@@ -179,7 +179,7 @@ static void test_nul_bytes(void)
 	sbuf_add(&text, "foo\0bar\n", 8);
 	tar_make_file(&a, "n", text.buf, text.len);
 	tar_make_end(&a);
-	struct grep_opts o = opts(GREP_COUNT, "bar$");
+	struct grep_spec o = opts(GREP_COUNT, "bar$");
 	check("a NUL byte in a line: what follows it is matched too", &o, &a, "n:1\n");
 	o = opts(GREP_COUNT, "foo$");
 	check("a NUL byte in a line does not end it", &o, &a, "");
@@ -194,7 +194,7 @@ static void test_nul_bytes(void)
 static void test_long_lines(void)
 {
 	struct sbuf a = {0}, text = {0}, want = {0};
-	struct grep_opts o = opts(GREP_CONTENT, "^foo");
+	struct grep_spec o = opts(GREP_CONTENT, "^foo");
 
 	sbuf_adds(&text, "foo");
 	for (int i = 0; i < 2500; i++)
@@ -242,7 +242,7 @@ static void test_long_lines(void)
 static void test_hostile(void)
 {
 	struct sbuf a = {0}, text = {0};
-	struct grep_opts o;
+	struct grep_spec o;
 
 	/* 4 MB of matching lines in one file, limit 5. */
 	for (int i = 0; i < 1000000; i++)
@@ -336,10 +336,10 @@ static void test_trim_agrees(void)
 			tar_make_file(&a, name, text, n);
 		}
 		tar_make_end(&a);
-		struct grep_opts o = opts((enum grep_mode)(rand() % 3), pats[rand() % 4]);
+		struct grep_spec o = opts((enum grep_mode)(rand() % 3), pats[rand() % 4]);
 		if (o.mode == GREP_CONTENT)
 			o.before = rand() % 3, o.after = rand() % 3;
-		struct grep_opts all = o;
+		struct grep_spec all = o;
 		all.limit = 1000000;
 		all.max_bytes = (size_t)1 << 40;
 		o.limit = (size_t)(rand() % 20) + 1;

@@ -180,11 +180,67 @@ static void test_counts(void)
 	   "-c is exec's shell text, and no option of read");
 	ok(!opt_find_long(NULL, "limit", 5) && opt_find_long(NULL, "json", 4),
 	   "before the command, only the global options");
+	struct opts o = {0};
+	opt_defaults(&o, C_READ);
+	ok(o.read.limit == 2000 && o.read.offset == 1, "read's defaults: --limit 2000, --offset 1");
+	opt_defaults(&o, C_GREP);
+	ok(o.grep.limit == 1000 && o.glob.limit == 0 && o.read.limit == 2000,
+	   "grep's default --limit: 1000, in grep's options alone");
+}
+
+/* Where each command keeps its options: a row stores into the struct of
+ * every command that takes it, and nowhere else. */
+static void test_fields(void)
+{
+	static const struct {
+		enum cmd_id c;
+		size_t off, size;
+	} own[] = {
+		{C_EXEC, offsetof(struct opts, exec), sizeof(struct exec_opts)},
+		{C_RUN, offsetof(struct opts, exec), sizeof(struct exec_opts)},
+		{C_DESTROY, offsetof(struct opts, life), sizeof(struct life_opts)},
+		{C_PRUNE, offsetof(struct opts, life), sizeof(struct life_opts)},
+		{C_READ, offsetof(struct opts, read), sizeof(struct read_opts)},
+		{C_WRITE, offsetof(struct opts, write), sizeof(struct write_opts)},
+		{C_EDIT, offsetof(struct opts, edit), sizeof(struct edit_opts)},
+		{C_GLOB, offsetof(struct opts, glob), sizeof(struct glob_opts)},
+		{C_GREP, offsetof(struct opts, grep), sizeof(struct grep_opts)},
+		{C_MCP, offsetof(struct opts, mcp), sizeof(struct mcp_opts)},
+		{C_TRUST, offsetof(struct opts, trust), sizeof(struct trust_opts)},
+	};
+	size_t n, bad = 0, stored = 0;
+	const struct opt *t = opt_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].at)
+			continue;
+		stored++;
+		size_t at = t[i].at - 1;
+		for (size_t k = 0; k < ARRAY_LEN(own); k++) {
+			if (!(t[i].cmds & CMD(own[k].c)))
+				continue;
+			if (at < own[k].off || at >= own[k].off + own[k].size) {
+				diag("--%s of %s is kept outside its options", t[i].lng,
+				     cmd_of(own[k].c)->name);
+				bad++;
+			}
+		}
+	}
+	ok(stored > 20 && bad == 0, "each of %zu rows keeps its value in its own command's options",
+	   stored);
+
 	struct app a = {0};
-	opt_defaults(&a, C_READ);
-	ok(a.limit == 2000 && a.offset == 1, "read's defaults: --limit 2000, --offset 1");
-	opt_defaults(&a, C_GREP);
-	ok(a.limit == 1000, "grep's default --limit: 1000");
+	struct err e = {0};
+	const struct command *grep = cmd_find("grep");
+	ok(opt_store(&a, opt_find_long(grep, "context", 7), NULL, 3, &e) == 0 &&
+		   a.o.grep.after == 3 && a.o.grep.before == 3,
+	   "grep -C sets the lines after and before");
+	ok(opt_store(&a, opt_find_long(grep, "path", 4), "", 0, &e) < 0 &&
+		   strcmp(e.msg, "--path is empty") == 0,
+	   "grep --path '': refused");
+	ok(opt_store(&a, opt_find_long(grep, "limit", 5), NULL, 7, &e) == 0 &&
+		   a.o.grep.limit == 7 && a.o.glob.limit == 0 && a.o.read.limit == 0,
+	   "grep --limit is grep's alone");
+	opts_free(&a.o);
 }
 
 static struct jv *parse(const char *s)
@@ -225,20 +281,20 @@ static void test_tool_args(void)
 	struct app a = {0};
 	struct err e = {0};
 	struct jv *v = parse("{\"new_text\":\"N\",\"path\":\"p\",\"old_text\":\"O\",\"replace_all\":true}");
-	ok(opts_tool_apply(cmd_find("edit"), &a, v, &e) == 0 && a.args.n == 1 &&
-		   strcmp(a.args.v[0], "p") == 0 && a.all && a.old_set && a.new_set &&
-		   strcmp(a.old_text.buf, "O") == 0 && strcmp(a.new_text.buf, "N") == 0,
+	ok(opts_tool_apply(cmd_find("edit"), &a, v, &e) == 0 && a.o.args.n == 1 &&
+		   strcmp(a.o.args.v[0], "p") == 0 && a.o.edit.all && a.o.edit.old.set &&
+		   a.o.edit.new.set && strcmp(a.o.edit.old.text.buf, "O") == 0 &&
+		   strcmp(a.o.edit.new.text.buf, "N") == 0,
 	   "edit's arguments set what --old, --new and --all set");
 	jv_free(v);
-	strvec_clear(&a.args);
-	sbuf_free(&a.old_text);
-	sbuf_free(&a.new_text);
+	opts_free(&a.o);
 
 	struct app b = {0};
 	v = parse("{\"command\":\"true\",\"cwd\":\"a\\u0001b\"}");
 	ok(opts_tool_apply(cmd_find("exec"), &b, v, &e) < 0 &&
 		   strstr(e.msg, "without control characters"), "a cwd with a control character: refused");
 	jv_free(v);
+	opts_free(&b.o);
 }
 
 int main(void)
@@ -249,5 +305,6 @@ int main(void)
 	test_man();
 	test_counts();
 	test_tool_args();
+	test_fields();
 	return done_testing();
 }

@@ -1,7 +1,7 @@
-/* test_present.c: the presenters of read, write, edit and glob on fixed
+/* test_present.c: the presenters of exec, read, write, edit and glob on fixed
  * results: the CLI's text, the --json object, the text for the model,
  * and an MCP result made of them (U+FFFD for bytes that are not UTF-8,
- * the cap). */
+ * the cap); exec's too. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -10,18 +10,24 @@
 
 #include "json.h"
 #include "jvb.h"
-#include "mcp_tools.h"
+#include "mcp_result.h"
 #include "results.h"
+#include "exec.h"
 #include "tap.h"
 #include "util.h"
 
-/* What a text presenter prints, from a memstream. */
+/* What a text presenter prints on its out, into buf, and on its err,
+ * into err_text (replaced each time). */
+static char *err_text;
 #define TEXT_OF(fn, res, buf)                                  \
 	do {                                                   \
-		size_t len_;                                   \
+		size_t len_, elen_;                            \
+		free(err_text);                                \
 		FILE *f_ = open_memstream(&(buf), &len_);      \
-		fn(f_, res);                                   \
+		FILE *e_ = open_memstream(&err_text, &elen_);  \
+		fn(f_, e_, res);                               \
 		fclose(f_);                                    \
+		fclose(e_);                                    \
 	} while (0)
 
 static void check_text(char *got, const char *exp, const char *title)
@@ -187,12 +193,161 @@ static void test_glob(void)
 	struct glob_result none = {.workspace = "sb-1", .pattern = "*.x", .path = ".", .limit = 10};
 	TEXT_OF(glob_text, &none, buf);
 	check_text(buf, "", "glob: nothing on stdout when nothing matches");
+	is_str(err_text, "sandbox: glob: no file matches\n", "glob: stderr says none matches");
 	glob_model(&m, &none);
 	check_model(&m, "no file matches\n", "glob, model: says none matches");
 	glob_tree(&t, &none);
 	check_tree(&t, "{\"workspace\":\"sb-1\",\"pattern\":\"*.x\",\"path\":\".\",\"matches\":[],"
 		       "\"total\":0,\"truncated\":false}\n",
 		   "glob --json: no match");
+}
+
+/* An exec result whose streams were kept: out, and err cut from total. */
+static void exec_fill(struct exec_result *r, const char *out, const char *err,
+		      unsigned long long err_total)
+{
+	*r = (struct exec_result){.cmd = "exec", .workspace = "sb-1", .timeout = 2,
+				  .captured = true, .removed = true};
+	sbuf_adds(&r->out, out);
+	sbuf_adds(&r->err, err);
+	r->out_total = strlen(out);
+	r->err_total = err_total;
+	r->err_cut = err_total > strlen(err);
+	r->res.duration_ms = 12;
+}
+
+static void run_left_text(FILE *out, FILE *err, const struct exec_result *r)
+{
+	(void)out;
+	run_left(err, r);
+}
+
+static void test_exec(void)
+{
+	struct exec_result r;
+	char *buf = NULL;
+	struct sbuf m = {0};
+	struct jv t = {0};
+	exec_fill(&r, "hi\n", "", 0);
+	r.res.outcome = EXEC_DONE;
+	TEXT_OF(exec_text, &r, buf);
+	check_text(buf, "", "exec: the output went out live: no text after it");
+	is_str(err_text, "", "exec: a command's own status says nothing on stderr");
+	exec_model(&m, &r);
+	check_model(&m, "hi\n[exit code 0]", "exec, model: stdout and the exit code");
+	ok(!exec_is_error(&r), "exec: status 0 is no error");
+	exec_tree(&t, &r);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"exit_code\":0,\"stdout\":\"hi\\n\",\"stderr\":\"\","
+		       "\"timed_out\":false,\"oom_killed\":false,\"kill\":null,\"duration_ms\":12,"
+		       "\"stdout_truncated\":false,\"stderr_truncated\":false,\"stdout_bytes\":3,"
+		       "\"stderr_bytes\":0}\n",
+		   "exec --json: the object");
+	exec_result_free(&r);
+
+	/* stderr kept head and tail: 4 of 10 bytes, the middle cut. */
+	exec_fill(&r, "x", "ab\xc3\xa9", 10);
+	r.res.outcome = EXEC_TIMED_OUT;
+	r.res.kill = KILL_KILLED;
+	r.status = 124;
+	TEXT_OF(exec_text, &r, buf);
+	check_text(buf, "", "exec timed out: nothing on stdout");
+	is_str(err_text, "sandbox: exec: timed out after 2s; the command was killed in the workspace\n",
+	       "exec timed out: stderr says so, and what became of the command");
+	exec_model(&m, &r);
+	check_model(&m, "x\n[stderr]\nab\n[... 6 bytes cut ...]\n\xc3\xa9\n"
+			"[timed out after 2s; the command was killed in the workspace]",
+		    "exec, model: stderr's cut middle is marked, at a character's start");
+	ok(exec_is_error(&r), "exec: a timeout is an error for the model");
+	exec_tree(&t, &r);
+	ok(strstr(jv_str(jv_get(&t, "kill")), "killed") != NULL, "exec --json: kill says killed");
+	jvb_free(&t);
+	exec_result_free(&r);
+
+	exec_fill(&r, "", "", 0);
+	r.res.outcome = EXEC_DONE;
+	r.res.status = r.status = 137;
+	r.res.oom = true;
+	TEXT_OF(exec_text, &r, buf);
+	free(buf);
+	is_str(err_text, "sandbox: exec: the command was killed for lack of memory (the workspace's memory limit)\n",
+	       "exec: an out-of-memory kill is said");
+	exec_model(&m, &r);
+	check_model(&m, "[exit code 137]", "exec, model: the status, nothing else");
+	ok(exec_is_error(&r), "exec: a status other than 0 is an error for the model");
+	exec_result_free(&r);
+
+	exec_fill(&r, "", "", 0);
+	r.cmd = "run";
+	r.workspace = "sb-9";
+	r.removed = false;
+	err_set(&r.not_removed, ERR_ENGINE, "cannot reach the engine");
+	TEXT_OF(run_left_text, &r, buf);
+	free(buf);
+	is_str(err_text, "sandbox: run: cannot reach the engine; remove it with 'sandbox destroy sb-9'\n",
+	       "run: a workspace it could not remove is named, with what to do");
+	r.removed = true;
+	TEXT_OF(run_left_text, &r, buf);
+	free(buf);
+	is_str(err_text, "", "run: nothing said when it was removed");
+	exec_result_free(&r);
+}
+
+/* The life cycle's and trust's results. */
+static void test_life(void)
+{
+	char *buf = NULL;
+	struct jv t = {0};
+	struct ref_result ref = {.workspace = "sb-1", .id = "abc"};
+	TEXT_OF(ref_text, &ref, buf);
+	check_text(buf, "sb-1\n", "create, start, stop: the ref alone");
+	ref_tree(&t, &ref);
+	check_tree(&t, "{\"workspace\":\"sb-1\",\"id\":\"abc\"}\n", "create --json: ref and id");
+
+	struct ws_row rows[] = {
+		{.id = "i1", .name = "sb-1", .state = "running", .image = "busybox", .created = 1000},
+		{.id = "i2", .name = "sb-2", .state = "exited", .image = "debian", .created = 100},
+	};
+	struct list_result l = {.rows = rows, .n = 2, .now = 1000 + 3 * 3600};
+	TEXT_OF(list_text, &l, buf);
+	check_text(buf,
+		   "REF                      STATE      IMAGE                            AGE\n"
+		   "sb-1                     running    busybox                          3h\n"
+		   "sb-2                     exited     debian                           3h\n",
+		   "list: a table, ages in the largest unit");
+	l.now = 1000 + 119;
+	TEXT_OF(list_text, &l, buf);
+	ok(strstr(buf, "running    busybox                          119s\n") &&
+		   strstr(buf, "16m\n"), "list: seconds under 2 minutes, then minutes");
+	free(buf);
+	list_tree(&t, &l);
+	check_tree(&t, "{\"workspaces\":[{\"workspace\":\"sb-1\",\"id\":\"i1\",\"state\":\"running\","
+		       "\"image\":\"busybox\",\"created\":1000,\"age_s\":119},{\"workspace\":\"sb-2\","
+		       "\"id\":\"i2\",\"state\":\"exited\",\"image\":\"debian\",\"created\":100,"
+		       "\"age_s\":1019}]}\n",
+		   "list --json: every workspace, its age in seconds");
+
+	struct removed_result rm = {0};
+	removed_tree(&t, &rm);
+	check_tree(&t, "{\"removed\":[]}\n", "destroy --json: none removed is an empty list");
+	strvec_push(&rm.names, "sb-1");
+	strvec_push(&rm.names, "sb-2");
+	TEXT_OF(removed_text, &rm, buf);
+	check_text(buf, "removed sb-1\nremoved sb-2\n", "destroy, prune: a line each");
+	removed_result_free(&rm);
+
+	struct trust_result tr = {.path = "/p/sandbox.ini", .sha256 = "ff", .trusted = true};
+	TEXT_OF(trust_text, &tr, buf);
+	check_text(buf, "trusted /p/sandbox.ini (sha256 ff)\n", "trust: the path and its hash");
+	trust_tree(&t, &tr);
+	check_tree(&t, "{\"path\":\"/p/sandbox.ini\",\"sha256\":\"ff\",\"trusted\":true}\n",
+		   "trust --json");
+	tr = (struct trust_result){.path = "/p/x.ini", .revoked = false};
+	TEXT_OF(trust_text, &tr, buf);
+	check_text(buf, "/p/x.ini was not trusted\n", "trust --revoke of an untrusted file says so");
+	tr.revoked = true;
+	trust_tree(&t, &tr);
+	check_tree(&t, "{\"path\":\"/p/x.ini\",\"revoked\":true,\"trusted\":false}\n",
+		   "trust --revoke --json");
 }
 
 static void test_mcp_result(void)
@@ -241,6 +396,9 @@ int main(void)
 	test_write();
 	test_edit();
 	test_glob();
+	test_exec();
+	test_life();
 	test_mcp_result();
+	free(err_text);
 	return done_testing();
 }
