@@ -39,8 +39,23 @@
 enum phase {
 	PHASE_IO,       /* the call runs */
 	PHASE_PGID,     /* cancelled, alone: a moment for the wrapper to say its group */
+	PHASE_KILL,     /* the kill in the container runs (x->kill), then x->after_kill */
 	PHASE_CHAN_END, /* cancelled on a channel, killed: the server says the end */
 	PHASE_DONE,     /* res is filled */
+};
+
+/* The kill of a stopped call in the container, an engine call the
+ * caller's loop waits on like the call's own fds: the kill exec
+ * (SCRIPT_KILL); when the group is not seen gone, the engine's stop of
+ * the whole container. Both run even when we were interrupted: only a
+ * signal that comes after the kill began cuts them short. */
+struct killer {
+	struct proc_call call;
+	struct strvec argv;
+	struct sbuf out;      /* the kill exec's answer */
+	bool stopping;        /* the second step runs */
+	bool on_chan;         /* a call the channel's server began */
+	int grace;            /* spawn_grace_begin's */
 };
 
 /* Per-stream state: the output of one read, passed on in one piece. */
@@ -74,6 +89,10 @@ struct exec {
 	long long phase_end;  /* the end of a wait after a cancel */
 	long long wake;       /* when the next step is due without any I/O; -1: never */
 	struct proc p;        /* alone: the engine client */
+	int engine_status;    /* alone: its status, once it ended */
+	bool client_killed;   /* alone: it was killed, its status says nothing */
+	struct killer kill;
+	void (*after_kill)(struct exec *x); /* what follows PHASE_KILL */
 	struct feed raw;      /* alone, interactive: our own stdin */
 	bool own_raw;
 };
@@ -142,46 +161,6 @@ const char *exec_kill_word(enum exec_kill k)
 	static const char *const words[] = {"none", "killed", "not_started", "workspace_stopped",
 					     "failed"};
 	return words[k];
-}
-
-/* Runs argv, an engine call of our own, even when we were interrupted;
- * its status, or -1. A second signal cuts it short and sets *again. */
-static int run_anyway(struct strvec *argv, const struct exec_req *rq, struct sbuf *out,
-		      long timeout_ms, bool *again)
-{
-	int outer = spawn_grace_begin();
-	int status = proc_run(strvec_argv(argv), rq->envp, out, NULL, timeout_ms, NULL);
-	*again = spawn_stopping();
-	spawn_grace_end(outer);
-	strvec_clear(argv);
-	return status;
-}
-
-/* Kills the command's process group pgid in the container, and says
- * what became of it. Whatever the workspace does to the kill (a
- * shadowed sleep, a command that outlives KILL, a container that does
- * not answer), the host bounds it, and stops the whole container when
- * the group is not seen gone. */
-static enum exec_kill stop_in_container(const struct exec_req *rq, long pgid)
-{
-	if (pgid <= 0)
-		return KILL_NOT_STARTED;
-	struct strvec argv = {0}, cmd = {0};
-	proto_kill_argv(&cmd, pgid);
-	engine_exec_argv(&argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
-	strvec_clear(&cmd);
-	struct sbuf out = {0};
-	bool again;
-	int status = run_anyway(&argv, rq, &out, KILL_MS, &again);
-	bool gone = status == 0 && proto_kill_gone(out.buf, out.len);
-	sbuf_free(&out);
-	if (gone)
-		return KILL_KILLED;
-	if (again)
-		return KILL_FAILED; /* a second signal: give up, as asked */
-	engine_stop_argv(&argv, rq->engine, rq->ctr);
-	return run_anyway(&argv, rq, NULL, rq->engine_ms, &again) == 0 ? KILL_WS_STOPPED
-									: KILL_FAILED;
 }
 
 static void close_fd(int *fd)
@@ -297,6 +276,10 @@ void exec_step(struct exec *x, const struct pollfd *pfd)
 {
 	if (x->phase == PHASE_DONE)
 		return;
+	if (x->phase == PHASE_KILL) {
+		proc_call_step(&x->kill.call, pfd);
+		return;
+	}
 	struct feed *in = x->win >= 0 ? x->feed : NULL;
 	for (int i = 0; i < 2; i++)
 		if (x->fds[i] >= 0 && pfd[i].fd == x->fds[i] && pfd[i].revents &&
@@ -354,16 +337,124 @@ static void flush_all(struct exec *x)
 	}
 }
 
-/* The kill of a call on a channel. One the server began has started,
- * whether or not it said its process group yet (it says it just after
- * it starts it): without the group, it may still run, and that is what
- * is said, never that it had not started. */
-static enum exec_kill stop_on_chan(struct exec *x)
+/* The kill is over: what became of the command is said, and the call
+ * goes on. */
+static void kill_end(struct exec *x, enum exec_kill k)
 {
-	enum exec_kill k = stop_in_container(x->rq, x->rd.reply.pgid);
-	if (k == KILL_NOT_STARTED && x->rd.reply.s[1].begun)
+	struct killer *kl = &x->kill;
+	/* A call the channel's server began has started, whether or not it
+	 * said its process group yet (it says it just after it starts it):
+	 * without the group, it may still run, and that is what is said,
+	 * never that it had not started. */
+	if (k == KILL_NOT_STARTED && kl->on_chan)
 		k = KILL_FAILED;
-	return k;
+	x->res->kill = k;
+	strvec_clear(&kl->argv);
+	sbuf_free(&kl->out);
+	spawn_grace_end(kl->grace);
+	kl->grace = -1;
+	x->after_kill(x);
+}
+
+/* The second step: the engine stops the whole container. */
+static void kill_stop_begin(struct exec *x)
+{
+	struct killer *kl = &x->kill;
+	const struct exec_req *rq = x->rq;
+	strvec_clear(&kl->argv);
+	kl->stopping = true;
+	engine_stop_argv(&kl->argv, rq->engine, rq->ctr);
+	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, NULL, NULL,
+			    rq->engine_ms, NULL) < 0)
+		kill_end(x, KILL_FAILED);
+}
+
+/* The group was not seen gone: the whole container is stopped, unless a
+ * second signal came meanwhile, which gives up, as asked. */
+static void kill_not_gone(struct exec *x)
+{
+	if (spawn_stopping())
+		kill_end(x, KILL_FAILED);
+	else
+		kill_stop_begin(x);
+}
+
+/* Kills the command's process group in the container, then goes on with
+ * then. Whatever the workspace does to the kill (a shadowed sleep, a
+ * command that outlives KILL, a container that does not answer), the
+ * host bounds it, and stops the whole container when the group is not
+ * seen gone. */
+static void kill_begin(struct exec *x, void (*then)(struct exec *x))
+{
+	struct killer *kl = &x->kill;
+	const struct exec_req *rq = x->rq;
+	long pgid = x->rd.reply.pgid;
+	*kl = (struct killer){0};
+	x->after_kill = then;
+	kl->on_chan = rq->chan && x->rd.reply.s[1].begun;
+	kl->grace = spawn_grace_begin();
+	if (pgid <= 0) {
+		kill_end(x, KILL_NOT_STARTED);
+		return;
+	}
+	x->phase = PHASE_KILL;
+	struct strvec cmd = {0};
+	proto_kill_argv(&cmd, pgid);
+	engine_exec_argv(&kl->argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
+	strvec_clear(&cmd);
+	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL, KILL_MS,
+			    NULL) < 0)
+		kill_not_gone(x);
+}
+
+/* The step of the kill that just ended decides what comes next. */
+static void kill_step_over(struct exec *x)
+{
+	struct killer *kl = &x->kill;
+	int status = proc_call_end(&kl->call, NULL);
+	if (kl->stopping) {
+		kill_end(x, status == 0 ? KILL_WS_STOPPED : KILL_FAILED);
+	} else if (status == 0 && proto_kill_gone(kl->out.buf, kl->out.len)) {
+		kill_end(x, KILL_KILLED);
+	} else {
+		kill_not_gone(x);
+	}
+}
+
+_Static_assert(PROC_CALL_NFDS <= EXEC_NFDS, "the kill's fds fit in the call's");
+
+/* PHASE_KILL: what to wait on, once the steps that are over moved on. */
+static void kill_prepare(struct exec *x, struct pollfd *pfd, int *timeout_ms)
+{
+	for (int i = 0; i < EXEC_NFDS; i++)
+		pfd[i] = (struct pollfd){-1, 0, 0};
+	*timeout_ms = -1;
+	while (x->phase == PHASE_KILL && !proc_call_next(&x->kill.call, pfd, timeout_ms))
+		kill_step_over(x);
+}
+
+static void kill_abandon(struct exec *x)
+{
+	if (x->phase != PHASE_KILL)
+		return;
+	proc_call_abandon(&x->kill.call);
+	strvec_clear(&x->kill.argv);
+	sbuf_free(&x->kill.out);
+	spawn_grace_end(x->kill.grace);
+}
+
+/* After the kill, if one was needed: what the call came to. */
+static void finish_on_chan_end(struct exec *x)
+{
+	x->res->duration_ms = now_ms() - x->start;
+	flush_all(x);
+	if (x->chan_dead) {
+		chan_close(x->rq->chan);
+		x->res->chan_lost = true;
+	}
+	const struct proto_reply_stream *err = &x->rd.reply.s[1];
+	classify(x, err->ended ? err->end_status : 255);
+	x->phase = PHASE_DONE;
 }
 
 /* The end of a call over the open channel rq->chan. After a cancel, the
@@ -373,7 +464,6 @@ static enum exec_kill stop_on_chan(struct exec *x)
  * opens a new one). */
 static void finish_on_chan(struct exec *x)
 {
-	const struct exec_req *rq = x->rq;
 	bool both_done = proto_reply_done(&x->rd.reply);
 	/* A call not seen to end (or whose input was not all sent, which the
 	 * server would read as the next request) leaves the channel unusable. */
@@ -382,54 +472,66 @@ static void finish_on_chan(struct exec *x)
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
 	if (x->chan_dead && x->stop == EXEC_DONE && x->rd.reply.s[1].begun && !both_done)
-		x->res->kill = stop_on_chan(x);
+		kill_begin(x, finish_on_chan_end);
+	else
+		finish_on_chan_end(x);
+}
+
+static void finish_alone_end(struct exec *x)
+{
 	x->res->duration_ms = now_ms() - x->start;
 	flush_all(x);
-	if (x->chan_dead) {
-		chan_close(rq->chan);
-		x->res->chan_lost = true;
+	classify(x, x->engine_status);
+	/* The wrapper exits with the status it reports: a client that ended
+	 * on its own with another one did not run the wrapper that spoke. */
+	if (x->res->outcome == EXEC_DONE && !x->client_killed &&
+	    x->engine_status != x->res->status) {
+		x->res->outcome = EXEC_UNTRUSTED;
+		x->res->engine_status = x->engine_status;
 	}
-	const struct proto_reply_stream *err = &x->rd.reply.s[1];
-	classify(x, err->ended ? err->end_status : 255);
+	x->phase = PHASE_DONE;
 }
 
 /* The end of a call as an engine exec of its own. */
 static void finish_alone(struct exec *x)
 {
-	const struct exec_req *rq = x->rq;
 	bool both_done = proto_reply_done(&x->rd.reply);
 	close_fd(&x->win);
 	/* Still open: a background process holds the pipes, or we cancel. The
 	 * local client goes first: left with full pipes nobody reads, it
-	 * stalls the daemon, and the kill exec below would hang behind it. */
-	bool killed = x->fds[0] >= 0 || x->fds[1] >= 0;
-	if (killed) {
+	 * stalls the daemon, and the kill exec would hang behind it. */
+	x->client_killed = x->fds[0] >= 0 || x->fds[1] >= 0;
+	if (x->client_killed) {
 		kill(-x->p.pid, SIGKILL);
 		kill(x->p.pid, SIGKILL);
 	}
 	close_fd(&x->fds[0]);
 	close_fd(&x->fds[1]);
-	int engine_status = proc_wait_for(&x->p, PROC_TERM_MS);
+	x->engine_status = proc_wait_for(&x->p, PROC_TERM_MS);
+	x->p.pid = -1; /* reaped, or lost track of: never signalled again */
 	if (x->stop != EXEC_DONE && !both_done)
-		x->res->kill = stop_in_container(rq, x->rd.reply.pgid);
-	x->res->duration_ms = now_ms() - x->start;
-	flush_all(x);
-	classify(x, engine_status);
-	/* The wrapper exits with the status it reports: a client that ended
-	 * on its own with another one did not run the wrapper that spoke. */
-	if (x->res->outcome == EXEC_DONE && !killed && engine_status != x->res->status) {
-		x->res->outcome = EXEC_UNTRUSTED;
-		x->res->engine_status = engine_status;
-	}
+		kill_begin(x, finish_alone_end);
+	else
+		finish_alone_end(x);
 }
 
+/* Ends the call: at once, or through PHASE_KILL. */
 static void finish(struct exec *x)
 {
 	if (x->rq->chan)
 		finish_on_chan(x);
 	else
 		finish_alone(x);
-	x->phase = PHASE_DONE;
+}
+
+/* On a channel, after the kill: the server gets a moment to say the call
+ * ended. */
+static void chan_end_wait(struct exec *x)
+{
+	if (!input_done(x))
+		x->chan_dead = true;
+	x->phase = PHASE_CHAN_END;
+	x->phase_end = now_ms() + CHAN_END_MS;
 }
 
 /* The call's I/O is over: it ended, or stop says why it must. Unless
@@ -446,11 +548,7 @@ static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 		x->phase = PHASE_PGID;
 		x->phase_end = now + PID_WAIT_MS;
 	} else {
-		x->res->kill = stop_on_chan(x);
-		if (!input_done(x))
-			x->chan_dead = true;
-		x->phase = PHASE_CHAN_END;
-		x->phase_end = now_ms() + CHAN_END_MS;
+		kill_begin(x, chan_end_wait);
 	}
 }
 
@@ -494,9 +592,17 @@ static void advance(struct exec *x)
 
 int exec_next(struct exec *x, struct pollfd *pfd, int *timeout_ms)
 {
-	advance(x);
-	if (x->phase == PHASE_DONE)
-		return 0;
+	for (;;) {
+		advance(x);
+		if (x->phase == PHASE_DONE)
+			return 0;
+		if (x->phase != PHASE_KILL)
+			break;
+		kill_prepare(x, pfd, timeout_ms);
+		if (x->phase == PHASE_KILL)
+			return EXEC_NFDS;
+		/* The kill is over: the call goes on from where it left. */
+	}
 	io_prepare(x, pfd);
 	long long left = x->wake < 0 ? -1 : x->wake - now_ms();
 	*timeout_ms = left < 0 ? (x->wake < 0 ? -1 : 0) : left > INT_MAX ? INT_MAX : (int)left;
@@ -553,6 +659,7 @@ void exec_free(struct exec *x)
 {
 	if (!x)
 		return;
+	kill_abandon(x);
 	if (x->phase != PHASE_DONE && x->rq->chan) {
 		chan_close(x->rq->chan); /* in the middle of a call: unusable */
 	} else if (x->phase != PHASE_DONE && x->p.pid > 0) {

@@ -109,8 +109,11 @@ int exec_run(const struct exec_req *rq, struct exec_res *res, struct err *e);
  * the caller's own, spawn_signal_fd among them: a signal stops the call)
  * and hand the result to exec_step; then exec_free. The engine's
  * failure to run is exec_start's (NULL, e set); everything after is in
- * res once exec_next says 0. exec_next may take seconds after a cancel:
- * it runs the kill in the container, and waits for the engine client. */
+ * res once exec_next says 0. After a cancel, the kill in the container
+ * is an engine call whose fds exec_next gives like the call's own: the
+ * caller's loop goes on serving its other fds meanwhile. Only an engine
+ * client of a call of its own that closed its pipes but lives on holds
+ * exec_next, for at most PROC_TERM_MS. */
 #define EXEC_NFDS 4
 struct exec *exec_start(const struct exec_req *rq, struct exec_res *res, struct err *e);
 /* Moves the call on by the clock and by what came; fills pfd[0,

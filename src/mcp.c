@@ -255,8 +255,7 @@ static void serve_round(struct server *s, struct exec *x, const struct pollfd *x
 		memcpy(pfd, xfd, EXEC_NFDS * sizeof(*pfd));
 		n = EXEC_NFDS;
 	}
-	bool watch = !s->eof && !(x && s->cancelled) &&
-		     !(x && s->in.len - s->in_off >= MCP_HELD_MAX);
+	bool watch = !s->eof && !(x && s->in.len - s->in_off >= MCP_HELD_MAX);
 	pfd[n] = (struct pollfd){watch ? 0 : -1, POLLIN, 0};
 	pfd[n + 1] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
 	if (poll(pfd, (nfds_t)n + 2, wait) < 0)

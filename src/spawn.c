@@ -297,56 +297,121 @@ int spawn_write_out(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+int proc_call_start(struct proc_call *c, char *const argv[], char *const envp[],
+		    struct sbuf *out, struct sbuf *errout, long timeout_ms, struct err *e)
+{
+	*c = (struct proc_call){.out = out, .errout = errout, .timeout_ms = timeout_ms,
+				.name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
+				.reap_end = -1, .status = -1};
+	if (proc_spawn(&c->p, argv, envp, IO_NULL, IO_PIPE, IO_PIPE, e) < 0)
+		return -1;
+	c->deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
+	return 0;
+}
+
+/* Its output closed: it ends now, or by the deadline is made to. The
+ * loop is not held meanwhile: the child is looked at every 10 ms. */
+static int reap_next(struct proc_call *c, struct pollfd pfd[PROC_CALL_NFDS], int *timeout,
+		     long long now)
+{
+	if (c->reap_end < 0)
+		c->reap_end = c->deadline >= 0 ? c->deadline : now + PROC_TERM_MS;
+	int st;
+	pid_t r = waitpid(c->p.pid, &st, WNOHANG);
+	if (r == c->p.pid || (r < 0 && errno != EINTR)) {
+		c->status = r == c->p.pid ? wait_status(st) : -1;
+		c->p.pid = -1;
+		return 0;
+	}
+	if (now >= c->reap_end) {
+		kill_client(c->p.pid);
+		c->status = proc_wait(&c->p);
+		return 0;
+	}
+	pfd[0] = pfd[1] = (struct pollfd){-1, 0, 0};
+	pfd[2] = (struct pollfd){c->interrupted ? -1 : sig_pipe[0], POLLIN, 0};
+	*timeout = c->reap_end - now < 10 ? (int)(c->reap_end - now) : 10;
+	return PROC_CALL_NFDS;
+}
+
+int proc_call_next(struct proc_call *c, struct pollfd pfd[PROC_CALL_NFDS], int *timeout)
+{
+	bool open = c->p.out >= 0 || c->p.err >= 0;
+	if (!open && c->p.pid < 0)
+		return 0;
+	long long now = now_ms();
+	if (spawn_stopping() && !c->interrupted) {
+		/* It gets a moment to end on its own, no more. */
+		kill(c->p.pid, SIGTERM);
+		c->interrupted = true;
+		if (c->deadline < 0 || c->deadline > now + PROC_TERM_MS)
+			c->deadline = now + PROC_TERM_MS;
+	}
+	if (open && c->deadline >= 0 && now >= c->deadline) {
+		c->late = !c->interrupted;
+		kill_client(c->p.pid);
+		proc_close(&c->p);
+		open = false;
+	}
+	if (!open)
+		return reap_next(c, pfd, timeout, now);
+	pfd[0] = (struct pollfd){c->p.out, POLLIN, 0};
+	pfd[1] = (struct pollfd){c->p.err, POLLIN, 0};
+	pfd[2] = (struct pollfd){c->interrupted ? -1 : sig_pipe[0], POLLIN, 0};
+	*timeout = c->deadline < 0 ? -1 : (int)(c->deadline - now);
+	return PROC_CALL_NFDS;
+}
+
+void proc_call_step(struct proc_call *c, const struct pollfd pfd[PROC_CALL_NFDS])
+{
+	if (pfd[2].revents)
+		spawn_signal_drain();
+	if (pfd[0].revents && !drain(c->p.out, c->out)) {
+		close(c->p.out);
+		c->p.out = -1;
+	}
+	if (pfd[1].revents && !drain(c->p.err, c->errout)) {
+		close(c->p.err);
+		c->p.err = -1;
+	}
+}
+
+int proc_call_end(struct proc_call *c, struct err *e)
+{
+	proc_close(&c->p);
+	/* Reaped by proc_call_next; a caller that stopped early waits here. */
+	int status = c->p.pid > 0 ? proc_wait_for(&c->p, PROC_TERM_MS) : c->status;
+	if (c->interrupted)
+		return err_set(e, ERR_INTERRUPTED, "interrupted");
+	if (c->late)
+		return err_set(e, ERR_ENGINE, "%s did not answer within %gs (engine_timeout); is the engine reachable?",
+			       c->name, (double)c->timeout_ms / 1000);
+	if (status < 0)
+		return err_set(e, ERR_ENGINE, "lost track of %s", c->name);
+	return status;
+}
+
+void proc_call_abandon(struct proc_call *c)
+{
+	if (c->p.pid <= 0)
+		return;
+	kill_client(c->p.pid);
+	proc_close(&c->p);
+	proc_wait(&c->p);
+}
+
 int proc_run(char *const argv[], char *const envp[], struct sbuf *out,
 	     struct sbuf *errout, long timeout_ms, struct err *e)
 {
-	struct proc p;
-	if (proc_spawn(&p, argv, envp, IO_NULL, IO_PIPE, IO_PIPE, e) < 0)
+	struct proc_call c;
+	if (proc_call_start(&c, argv, envp, out, errout, timeout_ms, e) < 0)
 		return -1;
-	long long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
-	bool interrupted = false, late = false;
-	while (p.out >= 0 || p.err >= 0) {
-		long long now = now_ms();
-		if (spawn_stopping() && !interrupted) {
-			/* It gets a moment to end on its own, no more. */
-			kill(p.pid, SIGTERM);
-			interrupted = true;
-			if (deadline < 0 || deadline > now + PROC_TERM_MS)
-				deadline = now + PROC_TERM_MS;
-		}
-		if (deadline >= 0 && now >= deadline) {
-			late = !interrupted;
-			kill_client(p.pid);
+	struct pollfd pfd[PROC_CALL_NFDS];
+	int timeout;
+	while (proc_call_next(&c, pfd, &timeout)) {
+		if (poll(pfd, PROC_CALL_NFDS, timeout) < 0 && errno != EINTR)
 			break;
-		}
-		struct pollfd pfd[3] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0},
-					{interrupted ? -1 : sig_pipe[0], POLLIN, 0}};
-		if (poll(pfd, 3, deadline < 0 ? -1 : (int)(deadline - now)) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[2].revents)
-			spawn_signal_drain();
-		if (pfd[0].revents && !drain(p.out, out)) {
-			close(p.out);
-			p.out = -1;
-		}
-		if (pfd[1].revents && !drain(p.err, errout)) {
-			close(p.err);
-			p.err = -1;
-		}
+		proc_call_step(&c, pfd);
 	}
-	proc_close(&p);
-	/* Its output closed: it ends now, or is made to. */
-	int status = proc_wait_for(&p, deadline < 0 ? PROC_TERM_MS : deadline - now_ms());
-	if (interrupted)
-		return err_set(e, ERR_INTERRUPTED, "interrupted");
-	if (late)
-		return err_set(e, ERR_ENGINE, "%s did not answer within %gs (engine_timeout); is the engine reachable?",
-			       strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
-			       (double)timeout_ms / 1000);
-	if (status < 0)
-		return err_set(e, ERR_ENGINE, "lost track of %s", argv[0]);
-	return status;
+	return proc_call_end(&c, e);
 }

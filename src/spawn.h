@@ -6,6 +6,7 @@
 #ifndef SANDBOX_SPAWN_H
 #define SANDBOX_SPAWN_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -76,7 +77,32 @@ void proc_close(struct proc *p);
 /* How long a client gets to end after SIGTERM or after closing its output. */
 #define PROC_TERM_MS 3000
 
-/* Runs argv to completion, collecting stdout and stderr (either may be
+/* An engine call as a state machine its caller's poll loop drives:
+ * proc_call_start, then as long as proc_call_next gives fds (our signal
+ * fd among them) poll them and hand the result to proc_call_step; then
+ * proc_call_end says the status (or -1 with e set) as proc_run does.
+ * Nothing in it waits: a client that closed its output but lives on is
+ * looked at every 10 ms until its deadline.
+ * proc_call_abandon instead kills it, for a caller that gives up. */
+#define PROC_CALL_NFDS 3
+struct proc_call {
+	struct proc p;
+	struct sbuf *out, *errout;
+	long timeout_ms;
+	long long deadline;   /* -1: none */
+	bool interrupted, late;
+	const char *name;     /* argv[0]'s base name, for messages */
+	long long reap_end;   /* its output closed: when it is made to end */
+	int status;           /* once reaped */
+};
+int proc_call_start(struct proc_call *c, char *const argv[], char *const envp[],
+		    struct sbuf *out, struct sbuf *errout, long timeout_ms, struct err *e);
+int proc_call_next(struct proc_call *c, struct pollfd pfd[PROC_CALL_NFDS], int *timeout);
+void proc_call_step(struct proc_call *c, const struct pollfd pfd[PROC_CALL_NFDS]);
+int proc_call_end(struct proc_call *c, struct err *e);
+void proc_call_abandon(struct proc_call *c);
+
+/* Runs argv to completion (a proc_call driven by itself), collecting stdout and stderr (either may be
  * NULL to discard; at most PROC_OUT_MAX bytes each). After timeout_ms
  * (<= 0: none) the client is killed. Returns the exit status, or -1 with
  * e set when it could not be started, was interrupted or was late. */

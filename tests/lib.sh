@@ -285,6 +285,16 @@ check() {
 	fi
 }
 
+# hang_sh REF: puts /tmp/hangsh in workspace REF, a /bin/sh that hangs;
+# $SWAP_SH is shell text, for a command in REF, that copies the real sh
+# to /tmp/real/sh and puts /tmp/hangsh in its place: from then on the
+# workspace answers nothing that starts sh (a kill exec among them).
+hang_sh() {
+	printf '%s\n' '#!/tmp/real/sh' 'exec /tmp/real/sh -c "while :; do sleep 1; done"' >hangsh &&
+	sb -w "$1" write /tmp/hangsh <hangsh
+}
+SWAP_SH='mkdir -p /tmp/real && cat /bin/sh >/tmp/real/sh && chmod 755 /tmp/real/sh /tmp/hangsh && rm -f /bin/sh && mv /tmp/hangsh /bin/sh'
+
 # new_name SUFFIX: a container name of this file (removed at the end).
 new_name() { printf '%s-%s\n' "$PFX" "$1"; }
 

@@ -97,13 +97,8 @@ test_expect_success 'a kill the workspace does not answer: the workspace is stop
 	new_ws STUCK &&
 	# The command ignores TERM; then /bin/sh is made to hang, so that the
 	# kill script (and anything else) never answers.
-	cat >hangsh <<-\EOF &&
-	#!/tmp/real/sh
-	exec /tmp/real/sh -c "while :; do sleep 1; done"
-	EOF
-	sb -w "$STUCK" write /tmp/hangsh <hangsh &&
-	{ sb -w "$STUCK" exec --timeout 3 -- sh -c "mkdir -p /tmp/real && cat /bin/sh >/tmp/real/sh &&
-		chmod 755 /tmp/real/sh /tmp/hangsh && rm -f /bin/sh && mv /tmp/hangsh /bin/sh &&
+	hang_sh "$STUCK" &&
+	{ sb -w "$STUCK" exec --timeout 3 -- sh -c "$SWAP_SH &&
 		trap \"\" TERM && echo armed && while :; do :; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	cmp_text armed out &&
@@ -113,9 +108,8 @@ test_expect_success 'a kill the workspace does not answer: the workspace is stop
 
 test_expect_success 'the same in --json: "kill" says what happened' '
 	new_ws STUCK2 &&
-	sb -w "$STUCK2" write /tmp/hangsh <hangsh &&
-	{ sb -w "$STUCK2" --json exec --timeout 3 -- sh -c "mkdir -p /tmp/real && cat /bin/sh >/tmp/real/sh &&
-		chmod 755 /tmp/real/sh /tmp/hangsh && rm -f /bin/sh && mv /tmp/hangsh /bin/sh &&
+	hang_sh "$STUCK2" &&
+	{ sb -w "$STUCK2" --json exec --timeout 3 -- sh -c "$SWAP_SH &&
 		trap \"\" TERM && while :; do :; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	json_check out "d[\"timed_out\"] and d[\"kill\"] == \"workspace_stopped\"" &&

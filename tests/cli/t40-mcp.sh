@@ -428,6 +428,49 @@ test_expect_success 'a ping or tools/list is answered at once, also when it came
 	test "$(wc -l <out)" = 6
 '
 
+test_expect_success 'a kill the workspace does not answer is waited for in the loop: pings are answered meanwhile' '
+	new_ws HREF &&
+	# The command ignores TERM, then /bin/sh is made to hang, so that the
+	# kill exec never answers: the host gives it 6 s, then stops the
+	# workspace. A ping sent in those seconds is answered before the call.
+	hang_sh "$HREF" &&
+	cat >steps <<-STEPS &&
+	init
+	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done","timeout":2}
+	sleep 5
+	> {"jsonrpc":"2.0","id":"p","method":"ping"}
+	<
+	<
+	STEPS
+	mcp out -w "$HREF" --rm <steps &&
+	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
+	answer out 3 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"timed_out\"] and d[\"result\"][\"structuredContent\"][\"kill\"] == \"workspace_stopped\""
+'
+
+test_expect_success 'a cancelled call whose kill the workspace does not answer: a ping is answered while the kill runs' '
+	new_ws CREF &&
+	hang_sh "$CREF" &&
+	# The status is looked at as soon as the ping is answered: still
+	# running, the workspace is being killed (after the kill exec's 6 s
+	# it is stopped); and the cancelled call gets no answer.
+	cat >steps <<-STEPS &&
+	init
+	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done"}
+	sleep 3
+	> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+	sleep 1
+	> {"jsonrpc":"2.0","id":"p","method":"ping"}
+	<
+	run $ENGINE container inspect --format "{{.State.Status}}" $CREF
+	STEPS
+	mcp out -w "$CREF" --rm <steps &&
+	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
+	sed -n 3p out >status &&
+	cmp_text "run: running" status &&
+	sed -n 4p out >end &&
+	cmp_text "exit 0" end
+'
+
 test_expect_success 'the workspace replaced under the same name: the server finds the new one, and stays on it' '
 	name=$(new_name repl) &&
 	new_ws RREF --name "$name" &&

@@ -6,6 +6,7 @@
  * caller's own loop that serves its own fd while it drives the call and
  * cancels it from there; a missing working directory. */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,19 @@ static void out_free(struct out *o)
 	sbuf_free(&o->s[0]);
 	sbuf_free(&o->s[1]);
 }
+
+/* An engine whose kill exec (the one exec without --interactive) first
+ * writes a byte to the FIFO %s/kill, then never answers; its stop
+ * works. */
+static const char hang_kill_text[] =
+	"#!/bin/sh\n"
+	"[ \"$1\" = stop ] && exit 0\n"
+	"[ \"$1\" = exec ] || exit 125\n"
+	"case \" $* \" in *\" --interactive \"*) ;; *) echo k >%s/kill; exec sleep 30 ;; esac\n"
+	"shift\n"
+	"while [ \"$1\" != -- ]; do shift; done\n"
+	"shift 2\n"
+	"exec \"$@\"\n";
 
 /* A caller's loop: the call's fds, and a pipe of its own; a byte on the
  * pipe cancels the call. It counts its rounds and the bytes it read. */
@@ -174,6 +188,37 @@ int main(void)
 	out_free(&o);
 	close(p[0]);
 	close(p[1]);
+
+	/* A kill that does not answer runs in the caller's loop: the byte the
+	 * kill exec writes is read by that loop while the kill still runs
+	 * (after it, the loop would end without reading it). The kill gets
+	 * its 6 s, then the "container" is stopped. */
+	char *hang_engine = xasprintf("%s/hang-engine", dir);
+	char *fifo = xasprintf("%s/kill", dir);
+	char *text = xasprintf(hang_kill_text, dir);
+	fd = open(hang_engine, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 || mkfifo(fifo, 0600) < 0)
+		return 1;
+	close(fd);
+	struct own_loop k = {.fd = open(fifo, O_RDONLY | O_NONBLOCK)};
+	int keep = open(fifo, O_WRONLY | O_NONBLOCK); /* a writer: no POLLHUP */
+	struct exec_loop kloop = {own_drive, &k};
+	req_init(&rq, hang_engine, sleeper, 3, &o);
+	rq.loop = &kloop;
+	rq.timeout = 0.5;
+	rc = exec_run(&rq, &res, &e);
+	ok(rc == 0 && res.outcome == EXEC_TIMED_OUT && res.kill == KILL_WS_STOPPED && k.got == 1,
+	   "a kill that never answers: the caller's loop is served while it runs, then the "
+	   "workspace is stopped (kill %d, read %d)", (int)res.kill, k.got);
+	sbuf_free(&res.engine_err);
+	out_free(&o);
+	close(k.fd);
+	close(keep);
+	unlink(fifo);
+	unlink(hang_engine);
+	free(fifo);
+	free(hang_engine);
+	free(text);
 
 	/* A missing working directory. */
 	char *t[] = {"true"};
