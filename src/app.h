@@ -23,6 +23,8 @@ struct exec_opts {             /* exec and run */
 	const char *shell;     /* -c TEXT */
 	const char *cwd;
 	bool interactive;
+	const char *session;   /* exec --session NAME (an MCP server's own) */
+	bool reset;            /* --reset: the session starts afresh */
 };
 struct life_opts {             /* destroy and prune */
 	bool all, stopped;

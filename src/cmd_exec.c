@@ -9,6 +9,7 @@
 #include "exec.h"
 #include "opts.h"
 #include "results.h"
+#include "scripts.h"
 #include "spawn.h"
 #include "workspace.h"
 
@@ -48,12 +49,35 @@ static int outcome_status(const struct exec_res *res)
 	}
 }
 
+/* A session's call: SCRIPT_SESSION restores the session, exports the
+ * call's own variables over it, runs the command and saves the session. */
+static void session_command(const struct app *a, struct strvec *cmd)
+{
+	const struct exec_opts *o = &a->o.exec;
+	strvec_push(cmd, "sh");
+	strvec_push(cmd, "-c");
+	strvec_push(cmd, SCRIPT_SESSION);
+	strvec_push(cmd, "sh"); /* $0, as its messages say it, as sh -c's would */
+	strvec_push(cmd, o->reset ? "1" : "0");
+	strvec_push(cmd, o->cwd ? "0" : "1");
+	strvec_push(cmd, o->shell ? "c" : "a");
+	strvec_push(cmd, o->session);
+	strvec_pushf(cmd, "%zu", a->cfg.env.n);
+	strvec_push_all(cmd, a->cfg.env.v, a->cfg.env.n);
+	if (o->shell)
+		strvec_push(cmd, o->shell);
+	else
+		strvec_push_all(cmd, a->o.args.v, a->o.args.n);
+}
+
 /* Builds the request from the options and runs it in ws: r is filled
  * when it returns 0. */
 static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct err *e)
 {
 	struct strvec cmd = {0};
-	if (a->o.exec.shell) {
+	if (a->o.exec.session) {
+		session_command(a, &cmd);
+	} else if (a->o.exec.shell) {
 		strvec_push(&cmd, "sh");
 		strvec_push(&cmd, "-c");
 		strvec_push(&cmd, a->o.exec.shell);
@@ -100,6 +124,14 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 
 static int check_command(struct app *a, struct err *e)
 {
+	if (a->o.exec.reset && !a->o.exec.session)
+		return err_set(e, ERR_USAGE, "--reset goes with --session NAME");
+	/* The session's script keeps its own variables under this prefix. */
+	for (size_t i = 0; a->o.exec.session && i < a->cfg.env.n; i++)
+		if (strncmp(a->cfg.env.v[i], "_sandbox_", 9) == 0)
+			return err_set(e, ERR_USAGE, "variable %.*s: a name that starts with _sandbox_ "
+				       "is the session's own; choose another",
+				       (int)strcspn(a->cfg.env.v[i], "="), a->cfg.env.v[i]);
 	if (a->o.exec.shell && a->o.args.n)
 		return err_set(e, ERR_USAGE, "give either -c TEXT or a command after --, not both");
 	if (!a->o.exec.shell && !a->o.args.n)

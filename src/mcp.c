@@ -53,6 +53,7 @@ struct server {
 	bool pinned;
 	char *ref;          /* the workspace, once known (owned) */
 	struct chan chan;
+	char session[32];   /* exec's session when a call names none */
 };
 
 /* ---- output ---- */
@@ -372,7 +373,12 @@ static int call_prepare(struct app *c, const struct server *s, const struct comm
 	c->cfg.env = (struct strvec){0};
 	strvec_push_all(&c->cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
 	c->ws_name[0] = '\0';
-	return opts_tool_apply(t, c, args, e);
+	if (opts_tool_apply(t, c, args, e) < 0)
+		return -1;
+	/* A server's calls are one terminal's: one session, unless named. */
+	if (t->id == C_EXEC && !c->o.exec.session)
+		c->o.exec.session = s->session;
+	return 0;
 }
 
 static void call_release(struct app *c)
@@ -543,6 +549,10 @@ int cmd_mcp(struct app *a, struct err *e)
 	 * fit with their markers and the cut of a stream is what shows. */
 	a->cfg.max_output = (a->output_limit - 100) / 2;
 	struct server s = {.base = a};
+	memcpy(s.session, "mcp-", 4);
+	if (random_hex(s.session + 4, 16) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	s.session[20] = '\0';
 	struct exec_loop loop = {drive_call, &s};
 	a->chan = &s.chan;
 	a->loop = &loop;

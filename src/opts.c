@@ -1,6 +1,7 @@
 /* opts.c: see opts.h. */
 #include "opts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -19,9 +20,12 @@ static const struct command commands[] = {
 	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
 	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
 	 "sandbox itself failed.\n",
-	 "Run shell text (sh -c) in the sandbox container's workspace directory and return "
+	 "Run shell text (sh -c) in the sandbox container (the first call in its workspace directory) and return "
 	 "its stdout, stderr and exit code. The command is killed, with everything it started, "
-	 "after its timeout (see the timeout argument). Long output keeps its head and tail. There is "
+	 "after its timeout (see the timeout argument). Long output keeps its head and tail. Calls "
+	 "share a session, as in a terminal: each starts in the directory and with the exported "
+	 "variables the previous one left (cd and export carry over; shell functions and "
+	 "unexported variables do not); reset starts afresh. There is "
 	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
 	 "and grep tools for files rather than cat, sed or find.",
 	 true, false},
@@ -141,7 +145,7 @@ static const struct opt opts[] = {
 	 .help = "the new workspace's name"},
 	{O_KEY, "env", 'e', "env", C_NEW | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
 	 .metavar = "K=V", .help = "an environment variable (repeatable)",
-	 .desc = "Environment variables for this command."},
+	 .desc = "Environment variables for this command; like an export, the session keeps them."},
 
 	/* Commands in a workspace. */
 	{O_SHELL, "command", 'c', "command", C_CMDS, CMD(C_EXEC), OT_TEXT, 1, 0, .metavar = "TEXT",
@@ -152,9 +156,21 @@ static const struct opt opts[] = {
 	 .desc = "Seconds before the command and everything it started are killed (default: the server's)."},
 	{O_CWD, "cwd", 0, "cwd", C_CMDS, CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
 	 .help = "directory to run in (relative: under the workdir)",
-	 .desc = "Directory to run in; relative to the workspace directory.", .at = OPT_AT(exec.cwd)},
+	 .desc = "Directory to run in, relative to the workspace directory; like a cd, the "
+		 "session keeps it.",
+	 .at = OPT_AT(exec.cwd)},
 	{O_INTERACTIVE, "interactive", 'i', NULL, C_CMDS, 0, OT_FLAG,
 	 .help = "forward stdin to the command", .at = OPT_AT(exec.interactive)},
+	{O_SESSION, "session", 0, "session", CMD(C_EXEC), CMD(C_EXEC), OT_TEXT, 1, 0,
+	 .metavar = "NAME", .help = "start in the directory and with the exported variables\n"
+				    "the session's last command left; keep what this one leaves",
+	 .desc = "Session to run in: the command starts in the directory and with the exported "
+		 "variables the session's previous command left, and leaves its own (default: this "
+		 "server's session).",
+	 .at = OPT_AT(exec.session)},
+	{O_RESET, "reset", 0, "reset", CMD(C_EXEC), CMD(C_EXEC), OT_FLAG,
+	 .help = "start the session afresh", .desc = "Start the session afresh (default false).",
+	 .at = OPT_AT(exec.reset)},
 	{O_KEY, "max-output", 0, NULL, C_CMDS, 0, OT_TEXT, .key = "max_output", .metavar = "BYTES",
 	 .help = "with --json, bytes kept per stream (default 1 MiB)"},
 
@@ -371,6 +387,18 @@ static int read_local(const char *path, struct text_opt *t, struct err *e)
 	return 0;
 }
 
+/* A session's name is a directory's in the workspace. */
+static bool session_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64 || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
 /* The options whose value needs more than storing. */
 static int store_special(struct app *a, const struct opt *o, void *at, const char *s, long i,
 			 struct err *e)
@@ -388,6 +416,13 @@ static int store_special(struct app *a, const struct opt *o, void *at, const cha
 			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
 		return 0;
 	case O_CONTEXT: a->o.grep.after = a->o.grep.before = i; return 0;
+	case O_SESSION:
+		if (!session_name_ok(s))
+			return err_set(e, ERR_USAGE, "%s '%s': expected a name of letters, digits, '.', '_' and '-', "
+				       "at most 64, that starts with a letter or a digit",
+				       opt_say(a, O_SESSION), s);
+		a->o.exec.session = s;
+		return 0;
 	case O_OLD:
 	case O_NEW:
 		sbuf_reset(&t->text);

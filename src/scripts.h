@@ -21,6 +21,18 @@ extern const char SCRIPT_KEEPALIVE[];
  * side of all this (modes, words, the request) is proto.h. */
 extern const char SCRIPT_EXEC[];
 
+/* A command of a session (exec --session): sh -c SCRIPT_SESSION
+ * sh RESET CWD KIND NAME NENV K=V... then the shell text
+ * (KIND c) or the command line (KIND a). The session's exported
+ * variables and directory, kept in /tmp/.sandbox-sessions/NAME, are
+ * restored (the directory when CWD is 1; 0: --cwd was given), then
+ * the call's own K=V exported over them; shell text runs in this shell
+ * (eval), so that its cd and export count. At its exit, the directory
+ * and `export -p` are saved, in one file through a temporary name.
+ * RESET 1 starts from nothing. A command killed (timeout, cancel) saves
+ * nothing. */
+extern const char SCRIPT_SESSION[];
+
 /* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
  * PGID. TERM to its process group, KILL a second later; answers "gone"
  * or "alive" on stdout. */

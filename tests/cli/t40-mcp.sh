@@ -21,10 +21,17 @@ mcp() {
 }
 
 # answer OUT N EXPR: line N of OUT is one JSON value for which the Python
-# expression EXPR (over d) holds.
+# expression EXPR (over d) holds. If not, OUT's lines (cut) and the end of
+# OUT.err show what happened.
 answer() {
 	sed -n "$2p" "$1" >"$1.$2" &&
-	json_check "$1.$2" "$3"
+	json_check "$1.$2" "$3" || {
+		echo "--- $1 (each line cut at 300 bytes):" >&4
+		cut -c1-300 "$1" >&4
+		echo "--- the end of $1.err:" >&4
+		tail -n 20 "$1.err" >&4
+		return 1
+	}
 }
 
 # text_of OUT N: the text content of the tools/call answer on line N.
@@ -82,7 +89,7 @@ test_expect_success 'tools/list: the six tools, each with a description and a st
 	answer out 2 "[t[\"name\"] for t in d[\"result\"][\"tools\"]] == [\"exec\", \"read\", \"write\", \"edit\", \"glob\", \"grep\"]" &&
 	answer out 2 "all(len(t[\"description\"]) > 80 and t[\"inputSchema\"][\"type\"] == \"object\" and t[\"inputSchema\"][\"additionalProperties\"] is False for t in d[\"result\"][\"tools\"])" &&
 	answer out 2 "{t[\"name\"]: t[\"inputSchema\"][\"required\"] for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\"], \"read\": [\"path\"], \"write\": [\"path\", \"content\"], \"edit\": [\"path\", \"old_text\", \"new_text\"], \"glob\": [\"pattern\"], \"grep\": [\"pattern\"]}" &&
-	answer out 2 "{t[\"name\"]: sorted(t[\"inputSchema\"][\"properties\"]) for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\", \"cwd\", \"env\", \"timeout\"], \"read\": [\"limit\", \"offset\", \"path\"], \"write\": [\"content\", \"path\"], \"edit\": [\"expect_sha256\", \"new_text\", \"old_text\", \"path\", \"replace_all\"], \"glob\": [\"limit\", \"path\", \"pattern\"], \"grep\": [\"case_insensitive\", \"context\", \"glob\", \"limit\", \"output_mode\", \"path\", \"pattern\"]}" &&
+	answer out 2 "{t[\"name\"]: sorted(t[\"inputSchema\"][\"properties\"]) for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\", \"cwd\", \"env\", \"reset\", \"session\", \"timeout\"], \"read\": [\"limit\", \"offset\", \"path\"], \"write\": [\"content\", \"path\"], \"edit\": [\"expect_sha256\", \"new_text\", \"old_text\", \"path\", \"replace_all\"], \"glob\": [\"limit\", \"path\", \"pattern\"], \"grep\": [\"case_insensitive\", \"context\", \"glob\", \"limit\", \"output_mode\", \"path\", \"pattern\"]}" &&
 	answer out 2 "[t for t in d[\"result\"][\"tools\"] if t[\"name\"] == \"grep\"][0][\"inputSchema\"][\"properties\"][\"output_mode\"][\"enum\"] == [\"files\", \"content\", \"count\"]"
 '
 
@@ -210,7 +217,7 @@ test_expect_success 'tool errors name the tool'"'"'s arguments, in the text and 
 	says 9 "cwd nope: no such directory in the workspace"
 '
 
-test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the command'"'"'s own; cwd and env' '
+test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the command'"'"'s own; cwd and env, kept by the session like an export until reset' '
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"echo out; echo err >&2; exit 3"}
@@ -227,6 +234,8 @@ test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the c
 	<
 	call 7 exec {"command":"echo \"$A\""}
 	<
+	call 8 exec {"command":"echo \"$A\"","reset":true}
+	<
 	STEPS
 	mcp out --image "$IMAGE" --rm <steps &&
 	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 3 and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"out\\n\" and d[\"result\"][\"structuredContent\"][\"stderr\"] == \"err\\n\"" &&
@@ -236,7 +245,8 @@ test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the c
 	answer out 5 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 127" &&
 	answer out 6 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"/workspace/d/e\\n\"" &&
 	answer out 7 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"/workspace/d/e\\nx y|\$(id)\\n\"" &&
-	answer out 8 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"\\n\""
+	answer out 8 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"x y\\n\"" &&
+	answer out 9 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"\\n\""
 '
 
 test_expect_success 'a timeout kills the command and what it started, in the container; the channel goes on' '
@@ -451,7 +461,7 @@ test_expect_success 'a cancelled call whose kill the workspace does not answer: 
 	new_ws CREF &&
 	hang_sh "$CREF" &&
 	# The status is looked at as soon as the ping is answered: still
-	# running, the workspace is being killed (after the kill exec's 6 s
+	# running, the workspace is being killed (after the 6 s of the kill exec
 	# it is stopped); and the cancelled call gets no answer.
 	cat >steps <<-STEPS &&
 	init

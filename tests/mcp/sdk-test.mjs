@@ -168,7 +168,7 @@ async function expectRpcError(promise, code) {
 }
 
 const expectedTools = {
-	exec: { props: ["command", "timeout", "cwd", "env"], required: ["command"] },
+	exec: { props: ["command", "timeout", "cwd", "env", "session", "reset"], required: ["command"] },
 	read: { props: ["path", "offset", "limit"], required: ["path"] },
 	write: { props: ["path", "content"], required: ["path", "content"] },
 	edit: {
@@ -241,11 +241,27 @@ await test("exec: exit 0 is not isError", async () => {
 	assert.match(text(res), /^ok\n\[exit code 0\]$/);
 });
 
-await test("exec: cwd and env", async () => {
+await test("exec: cwd and env (in a session of their own: both carry over)", async () => {
 	await exec("mkdir -p /tmp/cwdtest");
-	const res = await exec('pwd; echo "$FOO"', { cwd: "/tmp/cwdtest", env: { FOO: "bar baz" } });
+	const opts = { cwd: "/tmp/cwdtest", env: { FOO: "bar baz" }, session: "cwdtest" };
+	const res = await exec('pwd; echo "$FOO"', opts);
 	assert.equal(res.isError, false, show(res));
 	assert.equal(res.structuredContent.stdout, "/tmp/cwdtest\nbar baz\n", show(res));
+});
+
+await test("exec: calls share the server's session: cd and export carry over; another session and reset start afresh", async () => {
+	const home = (await exec("pwd", { session: "fresh" })).structuredContent.stdout;
+	let res = await exec("mkdir -p /tmp/sess1 && cd /tmp/sess1 && export S1='a b' && U=1");
+	assert.equal(res.isError, false, show(res));
+	res = await exec('pwd; echo "$S1|${U-unset}"');
+	assert.equal(res.structuredContent.stdout, "/tmp/sess1\na b|unset\n", show(res));
+	res = await exec('pwd; echo "${S1-unset}"', { session: "other" });
+	assert.equal(res.structuredContent.stdout, `${home}unset\n`, show(res));
+	res = await exec('pwd; echo "${S1-unset}"', { reset: true });
+	assert.equal(res.structuredContent.stdout, `${home}unset\n`, show(res));
+	res = await exec("true", { session: "../x" });
+	assert.equal(res.isError, true, show(res));
+	assert.match(text(res), /session/, show(res));
 });
 
 await test("exec: exit 125, 126 and 127 are the command's own", async () => {

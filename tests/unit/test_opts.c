@@ -240,6 +240,19 @@ static void test_fields(void)
 	ok(opt_store(&a, opt_find_long(grep, "limit", 5), NULL, 7, &e) == 0 &&
 		   a.o.grep.limit == 7 && a.o.glob.limit == 0 && a.o.read.limit == 0,
 	   "grep --limit is grep's alone");
+	const struct opt *session = opt_find_long(cmd_find("exec"), "session", 7);
+	a.cmd = "exec";
+	const char *good[] = {"a", "dev", "A-1.b_2", "0123456789012345678901234567890123456789012345678901234567890123"};
+	const char *refuse[] = {"", ".", "..", "../x", ".x", "-x", "_x", "a b", "a/b", "a\nb", "\xc3\xa9",
+			     "01234567890123456789012345678901234567890123456789012345678901234"};
+	size_t taken = 0, refused = 0;
+	for (size_t i = 0; i < ARRAY_LEN(good); i++)
+		taken += opt_store(&a, session, good[i], 0, &e) == 0 && a.o.exec.session == good[i];
+	for (size_t i = 0; i < ARRAY_LEN(refuse); i++)
+		refused += opt_store(&a, session, refuse[i], 0, &e) < 0 && strstr(e.msg, "--session");
+	ok(taken == ARRAY_LEN(good) && refused == ARRAY_LEN(refuse),
+	   "--session: %zu names taken, %zu refused (a directory's name: no /, no dot first)", taken,
+	   refused);
 	opts_free(&a.o);
 }
 
