@@ -105,7 +105,6 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 				      ws->workdir ? ws->workdir : "");
 	if (rc == 0) {
 		r->status = outcome_status(&r->res);
-		r->captured = a->json;
 		r->out_cut = capture_get(&cap.out, &r->out);
 		r->err_cut = capture_get(&cap.err, &r->err);
 		r->out_total = cap.out.total;

@@ -339,6 +339,14 @@ static void flush_all(struct exec *x)
 
 /* The kill is over: what became of the command is said, and the call
  * goes on. */
+/* What the kill holds, let go: its words and its grace. */
+static void kill_release(struct killer *kl)
+{
+	strvec_clear(&kl->argv);
+	sbuf_free(&kl->out);
+	spawn_grace_end(kl->grace);
+}
+
 static void kill_end(struct exec *x, enum exec_kill k)
 {
 	struct killer *kl = &x->kill;
@@ -349,10 +357,7 @@ static void kill_end(struct exec *x, enum exec_kill k)
 	if (k == KILL_NOT_STARTED && kl->on_chan)
 		k = KILL_FAILED;
 	x->res->kill = k;
-	strvec_clear(&kl->argv);
-	sbuf_free(&kl->out);
-	spawn_grace_end(kl->grace);
-	kl->grace = -1;
+	kill_release(kl);
 	x->after_kill(x);
 }
 
@@ -438,9 +443,7 @@ static void kill_abandon(struct exec *x)
 	if (x->phase != PHASE_KILL)
 		return;
 	proc_call_abandon(&x->kill.call);
-	strvec_clear(&x->kill.argv);
-	sbuf_free(&x->kill.out);
-	spawn_grace_end(x->kill.grace);
+	kill_release(&x->kill);
 }
 
 /* After the kill, if one was needed: what the call came to. */

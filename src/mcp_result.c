@@ -10,19 +10,15 @@
 #include "utf8.h"
 #include "util.h"
 
-/* Keeps the first and last limit/2 characters of text, and says how many
- * were cut between them. */
+/* Keeps the first and last limit/2 characters of text (UTF-8 already),
+ * and says how many were cut between them. */
 static void cap_text(struct sbuf *text, long limit)
 {
-	size_t chars = 0;
-	for (size_t i = 0; i < text->len; i++)
-		chars += !utf8_cont(text->buf[i]);
+	size_t chars = utf8_chars(text->buf, text->len);
 	if (chars <= (size_t)limit)
 		return;
-	size_t keep = (size_t)limit / 2, head = 0, tail = text->len;
-	for (size_t n = 0; head < text->len; head++)
-		if (!utf8_cont(text->buf[head]) && n++ == keep)
-			break;
+	size_t keep = (size_t)limit / 2, tail = text->len;
+	size_t head = utf8_prefix(text->buf, text->len, keep);
 	for (size_t n = 0; tail > 0;)
 		if (!utf8_cont(text->buf[--tail]) && ++n == keep)
 			break;

@@ -54,9 +54,8 @@ struct exec_result {
 				  * 124 timed out, 128+N interrupted, 255 */
 	struct exec_res res;     /* how it ended; owned */
 	double timeout;
-	bool captured;           /* --json and MCP: the streams below were kept;
-				  * else they went out as they came */
-	struct sbuf out, err;    /* the kept bytes: head and tail; owned */
+	struct sbuf out, err;    /* --json and MCP: the kept bytes, head and
+				  * tail (else they went out as they came); owned */
 	bool out_cut, err_cut;   /* the middle was cut */
 	unsigned long long out_total, err_total;
 	bool removed;            /* run: the workspace is gone, else why not */

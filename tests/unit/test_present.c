@@ -207,7 +207,7 @@ static void exec_fill(struct exec_result *r, const char *out, const char *err,
 		      unsigned long long err_total)
 {
 	*r = (struct exec_result){.cmd = "exec", .workspace = "sb-1", .timeout = 2,
-				  .captured = true, .removed = true};
+				  .removed = true};
 	sbuf_adds(&r->out, out);
 	sbuf_adds(&r->err, err);
 	r->out_total = strlen(out);
