@@ -25,6 +25,7 @@ struct exec_opts {             /* exec and run */
 	bool interactive;
 	const char *session;   /* exec --session NAME (an MCP server's own) */
 	bool reset;            /* --reset: the session starts afresh */
+	bool background;       /* --background: a job; its id is the result */
 };
 struct life_opts {             /* destroy and prune */
 	bool all, stopped;
@@ -59,6 +60,18 @@ struct mcp_opts {
 struct trust_opts {
 	bool revoke;
 };
+struct logs_opts {             /* logs, and MCP's job_output */
+	bool stderr_only;      /* --stderr */
+	bool follow;
+	long offset, err_offset; /* bytes of stdout, stderr already read */
+	long wait;             /* MCP: seconds to wait for output or the end */
+};
+struct kill_opts {
+	const char *signal;    /* NULL: TERM, then KILL */
+};
+struct wait_opts {
+	const char *timeout;   /* seconds; NULL: none */
+};
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
@@ -74,6 +87,9 @@ struct opts {
 	struct grep_opts grep;
 	struct mcp_opts mcp;
 	struct trust_opts trust;
+	struct logs_opts logs;
+	struct kill_opts kill;
+	struct wait_opts wait;
 };
 void opts_free(struct opts *o);
 
@@ -109,6 +125,10 @@ struct app {
 /* The largest mcp --output-limit: a result's memory grows with it (its
  * text and its structuredContent, up to 6 bytes a character in JSON). */
 #define APP_OUTPUT_LIMIT_MAX 1000000L
+/* The largest logs --offset (a job's stream is no longer), and the most
+ * seconds job_output waits. */
+#define JOB_OFFSET_MAX 1000000000000000L
+#define JOB_WAIT_MAX 300L
 
 int cmd_create(struct app *a, struct err *e);
 int cmd_exec(struct app *a, struct err *e);
@@ -125,5 +145,9 @@ int cmd_glob(struct app *a, struct err *e);
 int cmd_grep(struct app *a, struct err *e);
 int cmd_mcp(struct app *a, struct err *e);
 int cmd_trust(struct app *a, struct err *e);
+int cmd_jobs(struct app *a, struct err *e);
+int cmd_logs(struct app *a, struct err *e);
+int cmd_kill(struct app *a, struct err *e);
+int cmd_wait(struct app *a, struct err *e);
 
 #endif

@@ -4,6 +4,7 @@
  * the model's text and the tree, capped (mcp_result). */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "calls.h"
 #include "jvb.h"
@@ -76,6 +77,10 @@ PRESENT_CLI(write)
 PRESENT_CLI(edit)
 PRESENT_CLI(glob)
 PRESENT_CLI(grep)
+PRESENT_CLI(jobs)
+PRESENT_CLI(logs)
+PRESENT_CLI(kill)
+PRESENT_CLI(wait)
 
 PRESENT_MCP(exec, exec_is_error(r))
 PRESENT_MCP(read, false)
@@ -83,6 +88,9 @@ PRESENT_MCP(write, false)
 PRESENT_MCP(edit, false)
 PRESENT_MCP(glob, false)
 PRESENT_MCP(grep, false)
+PRESENT_MCP(jobs, false)
+PRESENT_MCP(logs, false)
+PRESENT_MCP(kill, strcmp(r->outcome, "alive") == 0)
 
 CLI_CALL(create, ref)
 CLI_CALL(start, ref)
@@ -97,6 +105,10 @@ CLI_CALL(write, write)
 CLI_CALL(edit, edit)
 CLI_CALL(glob, glob)
 CLI_CALL(grep, grep)
+CLI_CALL(jobs, jobs)
+CLI_CALL(logs, logs)
+CLI_CALL(kill, kill)
+CLI_CALL(wait, wait)
 
 MCP_CALL(exec)
 MCP_CALL(read)
@@ -104,6 +116,9 @@ MCP_CALL(write)
 MCP_CALL(edit)
 MCP_CALL(glob)
 MCP_CALL(grep)
+MCP_CALL(jobs)
+MCP_CALL(logs)
+MCP_CALL(kill)
 
 /* run's workspace is removed whatever happened: when it could not be,
  * stderr says so, after the result or the error. */

@@ -15,5 +15,8 @@ int answer_write(struct app *a, struct sbuf *res, struct err *e);
 int answer_edit(struct app *a, struct sbuf *res, struct err *e);
 int answer_glob(struct app *a, struct sbuf *res, struct err *e);
 int answer_grep(struct app *a, struct sbuf *res, struct err *e);
+int answer_jobs(struct app *a, struct sbuf *res, struct err *e);
+int answer_logs(struct app *a, struct sbuf *res, struct err *e);
+int answer_kill(struct app *a, struct sbuf *res, struct err *e);
 
 #endif

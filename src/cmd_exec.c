@@ -50,7 +50,9 @@ static int outcome_status(const struct exec_res *res)
 }
 
 /* A session's call: SCRIPT_SESSION restores the session, exports the
- * call's own variables over it, runs the command and saves the session. */
+ * call's own variables over it, runs the command and saves the session.
+ * A background job's (KIND b) only starts from it: its shell text goes
+ * as sh -c TEXT. */
 static void session_command(const struct app *a, struct strvec *cmd)
 {
 	const struct exec_opts *o = &a->o.exec;
@@ -60,10 +62,14 @@ static void session_command(const struct app *a, struct strvec *cmd)
 	strvec_push(cmd, "sh"); /* $0, as its messages say it, as sh -c's would */
 	strvec_push(cmd, o->reset ? "1" : "0");
 	strvec_push(cmd, o->cwd ? "0" : "1");
-	strvec_push(cmd, o->shell ? "c" : "a");
+	strvec_push(cmd, o->background ? "b" : o->shell ? "c" : "a");
 	strvec_push(cmd, o->session);
 	strvec_pushf(cmd, "%zu", a->cfg.env.n);
 	strvec_push_all(cmd, a->cfg.env.v, a->cfg.env.n);
+	if (o->shell && o->background) {
+		strvec_push(cmd, "sh");
+		strvec_push(cmd, "-c");
+	}
 	if (o->shell)
 		strvec_push(cmd, o->shell);
 	else
@@ -121,8 +127,36 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 	return rc;
 }
 
+/* exec --background: the job's id is the result. */
+static int background_in(struct app *a, struct ws *ws, struct exec_result *r, struct err *e)
+{
+	const struct exec_opts *o = &a->o.exec;
+	struct strvec cmd = {0};
+	if (o->session) {
+		session_command(a, &cmd);
+	} else if (o->shell) {
+		strvec_push(&cmd, "sh");
+		strvec_push(&cmd, "-c");
+		strvec_push(&cmd, o->shell);
+	} else {
+		strvec_push_all(&cmd, a->o.args.v, a->o.args.n);
+	}
+	struct sbuf shown = {0};
+	char *text[] = {(char *)o->shell};
+	if (o->shell)
+		job_command_line(&shown, text, 1);
+	else
+		job_command_line(&shown, a->o.args.v, a->o.args.n);
+	int rc = job_start(a, ws, cmd.v, cmd.n, shown.buf ? shown.buf : "", r->job, e);
+	sbuf_free(&shown);
+	strvec_clear(&cmd);
+	return rc;
+}
+
 static int check_command(struct app *a, struct err *e)
 {
+	if (a->o.exec.background && a->o.exec.interactive)
+		return err_set(e, ERR_USAGE, "a background job reads no input: --background does not go with -i");
 	if (a->o.exec.reset && !a->o.exec.session)
 		return err_set(e, ERR_USAGE, "--reset goes with --session NAME");
 	/* The session's script keeps its own variables under this prefix. */
@@ -152,7 +186,7 @@ int do_exec(struct app *a, struct exec_result *r, struct err *e)
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
 		return -1;
-	int rc = exec_in(a, &ws, r, e);
+	int rc = a->o.exec.background ? background_in(a, &ws, r, e) : exec_in(a, &ws, r, e);
 	ws_free(&ws);
 	return rc < 0 ? -1 : r->status;
 }

@@ -43,6 +43,9 @@ struct exec_req {
 	/* Run through this open channel instead of an engine exec of its
 	 * own; then a feed must be a buffer, and interactive is false. */
 	struct chan *chan;
+	/* Never on a channel: its calls run as asynchronous lists, which
+	 * ignore SIGINT and SIGQUIT, and so would all that they start. */
+	bool own_exec;
 	/* Who drives the call (exec_run): NULL, exec_run itself. */
 	const struct exec_loop *loop;
 };

@@ -404,7 +404,7 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 		return;
 	s->cancelled = false;
 	const char *name = jv_str(jv_get(params, "name"));
-	const struct command *t = name ? cmd_find(name) : NULL;
+	const struct command *t = name ? cmd_find_tool(name) : NULL;
 	if (!t || !t->answer) {
 		reply_error(id, RPC_PARAMS, "unknown tool%s%s", name ? " " : "", name ? name : "");
 		return;

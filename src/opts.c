@@ -14,7 +14,7 @@
 
 static const struct command commands[] = {
 	{C_CREATE, "create", cmd_create, NULL, "create [options] [-- ENGINE_RUN_ARGS...]",
-	 "Create a workspace and print its ref.\n", NULL, false, false},
+	 "Create a workspace and print its ref.\n", NULL, false, false, NULL},
 	{C_EXEC, "exec", cmd_exec, answer_exec,
 	 "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
 	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
@@ -28,19 +28,19 @@ static const struct command commands[] = {
 	 "unexported variables do not); reset starts afresh. There is "
 	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
 	 "and grep tools for files rather than cat, sed or find.",
-	 true, false},
+	 true, false, NULL},
 	{C_RUN, "run", cmd_run, NULL, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
 	 "Create a workspace, run one command in it, remove it whatever happens.\n", NULL,
-	 true, false},
-	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false},
-	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false},
+	 true, false, NULL},
+	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false, NULL},
+	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false, NULL},
 	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all",
 	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
-	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false},
+	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false, NULL},
 	{C_LIST, "list", cmd_list, NULL, "list", "List the workspaces: ref, state, image, age.\n", NULL,
-	 false, false},
+	 false, false, NULL},
 	{C_PRUNE, "prune", cmd_prune, NULL, "prune [--older-than DURATION] [--stopped]",
-	 "Remove workspaces in bulk.\n", NULL, false, false},
+	 "Remove workspaces in bulk.\n", NULL, false, false, NULL},
 	{C_READ, "read", cmd_read, answer_read, "read PATH [--offset N] [--limit N] [--raw]",
 	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
 	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
@@ -49,7 +49,7 @@ static const struct command commands[] = {
 	 "characters. When lines remain, the result says so: call again with the offset it "
 	 "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
 	 "edit's expect_sha256.",
-	 false, false},
+	 false, false, NULL},
 	{C_WRITE, "write", cmd_write, answer_write, "write PATH [--content TEXT]",
 	 "Write a file of the workspace atomically, from --content or from stdin\n"
 	 "(any bytes, any size); missing directories are created, an existing\n"
@@ -57,7 +57,7 @@ static const struct command commands[] = {
 	 "Create or replace a file in the workspace with the given content, atomically; "
 	 "missing directories are created, an existing file keeps its mode. Prefer edit for "
 	 "changing part of a file.",
-	 false, false},
+	 false, false, NULL},
 	{C_EDIT, "edit", cmd_edit, answer_edit,
 	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
 	 "Replace the exact old text with the new one and print the diff. The old\n"
@@ -66,14 +66,14 @@ static const struct command commands[] = {
 	 "and indentation included) and occur exactly once; when it occurs several times the "
 	 "error gives their lines: add surrounding text to make it unique, or set "
 	 "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
-	 false, false},
+	 false, false, NULL},
 	{C_GLOB, "glob", cmd_glob, answer_glob, "glob PATTERN [--path DIR] [--limit N]",
 	 "List the files under --path that match PATTERN, newest first: * and ?\n"
 	 "within a name, [...], {a,b}, ** for any depth. Exit 1 when none matches.\n",
 	 "Find files by name pattern under path (default: the workspace directory): * and ? "
 	 "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
 	 "first, at most limit (default 1000); .git is skipped.",
-	 false, false},
+	 false, false, NULL},
 	{C_GREP, "grep", cmd_grep, answer_grep,
 	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
 	 "Search the files under --path (a file or a directory) for an extended\n"
@@ -83,21 +83,49 @@ static const struct command commands[] = {
 	 "path (default: the workspace directory). output_mode files (default) lists matching "
 	 "files, content gives path:line:text (with context lines around), count gives "
 	 "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
-	 false, false},
+	 false, false, NULL},
 	{C_MCP, "mcp", cmd_mcp, NULL,
 	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
-	 "Serve the six tools (exec, read, write, edit, glob, grep) to an agent as a\n"
-	 "Model Context Protocol server: JSON-RPC on stdin and stdout, logs on\n"
+	 "Serve the tools (exec, read, write, edit, glob, grep, and job_output,\n"
+	 "job_kill, job_list for background jobs) to an agent as a Model Context\n"
+	 "Protocol server: JSON-RPC on stdin and stdout, logs on\n"
 	 "stderr. The workspace is -w REF, or one created on the first call from\n"
 	 "the config and the create options; its ref goes to stderr. At the end of\n"
-	 "input the server exits and keeps the workspace, unless --rm.\n", NULL, false, false},
+	 "input the server exits and keeps the workspace, unless --rm.\n", NULL, false, false, NULL},
 	{C_TRUST, "trust", cmd_trust, NULL, "trust [--revoke] [FILE]",
 	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
 	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
 	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
 	 "workspace with the directory mounted can write it; read it first. A file\n"
-	 "named with --config or SANDBOX_CONFIG needs no trust.\n", NULL, false, true},
-	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false},
+	 "named with --config or SANDBOX_CONFIG needs no trust.\n", NULL, false, true, NULL},
+	{C_JOBS, "jobs", cmd_jobs, answer_jobs, "jobs",
+	 "List the background jobs of the workspace: JOB, STATE (running, exited N,\n"
+	 "killed SIG, lost), AGE, COMMAND.\n",
+	 "List the background jobs of the workspace (exec with background: true): their "
+	 "numbers, states (running, exited N, killed SIG, lost: the sandbox restarted), "
+	 "ages and commands.",
+	 false, false, "job_list"},
+	{C_LOGS, "logs", cmd_logs, answer_logs, "logs JOB [--stderr] [--offset N] [--follow]",
+	 "Print a background job's output (stdout, or --stderr), from byte --offset\n"
+	 "on. A job keeps the first and the last MiB of each stream. --follow\n"
+	 "prints it as it comes until the job ends, then exits with its status.\n",
+	 "Read a background job's output: its stdout from byte offset and its stderr from "
+	 "byte stderr_offset (both 0 at first), with its state. The result gives the offsets "
+	 "to pass next. With wait, waits that many seconds at most for new output or the "
+	 "job's end first: poll a server until it is ready, or a build until it ends. A job "
+	 "keeps the first and the last MiB of each stream.",
+	 false, false, "job_output"},
+	{C_KILL, "kill", cmd_kill, answer_kill, "kill JOB [--signal SIG]",
+	 "Stop a background job and everything it started: TERM, then KILL a\n"
+	 "second later; or send only --signal SIG (a name or a number).\n",
+	 "Stop a background job and every process it started (TERM, then KILL a second "
+	 "later), or send it only the signal given (INT, HUP, ...).",
+	 false, false, "job_kill"},
+	{C_WAIT, "wait", cmd_wait, NULL, "wait JOB [--timeout SECONDS]",
+	 "Wait for a background job to end and exit with its status (128+N when\n"
+	 "signal N killed it; 124 when --timeout passed first: the job goes on).\n",
+	 NULL, false, false, NULL},
+	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
 #define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP))
@@ -171,8 +199,15 @@ static const struct opt opts[] = {
 	{O_RESET, "reset", 0, "reset", CMD(C_EXEC), CMD(C_EXEC), OT_FLAG,
 	 .help = "start the session afresh", .desc = "Start the session afresh (default false).",
 	 .at = OPT_AT(exec.reset)},
-	{O_KEY, "max-output", 0, NULL, C_CMDS, 0, OT_TEXT, .key = "max_output", .metavar = "BYTES",
-	 .help = "with --json, bytes kept per stream (default 1 MiB)"},
+	{O_BACKGROUND, "background", 0, "background", CMD(C_EXEC), CMD(C_EXEC), OT_FLAG,
+	 .help = "start it as a background job; print its number",
+	 .desc = "Start the command as a background job and return its number at once (for "
+		 "servers, watchers, long builds): read its output with job_output, stop it with "
+		 "job_kill. It starts in the session's directory and variables; timeout does "
+		 "not apply to it.",
+	 .at = OPT_AT(exec.background)},
+	{O_KEY, "max-output", 0, NULL, C_CMDS | CMD(C_LOGS), 0, OT_TEXT, .key = "max_output",
+	 .metavar = "BYTES", .help = "with --json, bytes kept per stream (default 1 MiB)"},
 
 	{O_ALL, "all", 0, NULL, CMD(C_DESTROY), 0, OT_FLAG, .help = "every workspace", .at = OPT_AT(life.all)},
 	{O_OLDER, "older-than", 0, NULL, CMD(C_PRUNE), 0, OT_TEXT, .metavar = "DURATION",
@@ -263,6 +298,31 @@ static const struct opt opts[] = {
 
 	{O_REVOKE, "revoke", 0, NULL, CMD(C_TRUST), 0, OT_FLAG,
 	 .help = "forget FILE: it is no longer trusted", .at = OPT_AT(trust.revoke)},
+
+	/* Background jobs. */
+	{O_ARG, NULL, 0, "job", CMD(C_LOGS) | CMD(C_KILL) | CMD(C_WAIT), CMD(C_LOGS) | CMD(C_KILL),
+	 OT_TEXT, 1, 0, .metavar = "JOB",
+	 .desc = "The job's number, as exec returned it.", .required = true},
+	{O_STDERR, "stderr", 0, NULL, CMD(C_LOGS), 0, OT_FLAG,
+	 .help = "the job's stderr rather than its stdout", .at = OPT_AT(logs.stderr_only)},
+	{O_OFFSET, "offset", 0, "offset", CMD(C_LOGS), CMD(C_LOGS), OT_COUNT, 0, JOB_OFFSET_MAX,
+	 .metavar = "N", .help = "the bytes already read: print from there",
+	 .desc = "Bytes of stdout already read: the output from there (default 0).",
+	 .at = OPT_AT(logs.offset)},
+	{O_ERR_OFFSET, NULL, 0, "stderr_offset", 0, CMD(C_LOGS), OT_COUNT, 0, JOB_OFFSET_MAX,
+	 .desc = "Bytes of stderr already read (default 0).", .at = OPT_AT(logs.err_offset)},
+	{O_FOLLOW, "follow", 'f', NULL, CMD(C_LOGS), 0, OT_FLAG,
+	 .help = "print the output as it comes until the job ends", .at = OPT_AT(logs.follow)},
+	{O_WAIT, NULL, 0, "wait", 0, CMD(C_LOGS), OT_COUNT, 0, JOB_WAIT_MAX,
+	 .desc = "Seconds to wait at most for new output or the job's end (default 0: none).",
+	 .at = OPT_AT(logs.wait)},
+	{O_SIGNAL, "signal", 's', "signal", CMD(C_KILL), CMD(C_KILL), OT_TEXT, 1, 0,
+	 .metavar = "SIG", .help = "send only SIG (TERM, INT, HUP, KILL, ... or a number)",
+	 .desc = "Send only this signal (INT, HUP, TERM, KILL, USR1, ...), once (default: TERM, "
+		 "then KILL).",
+	 .at = OPT_AT(kill.signal)},
+	{O_WAIT_TIMEOUT, "timeout", 0, NULL, CMD(C_WAIT), 0, OT_TEXT, .metavar = "SECONDS",
+	 .help = "give up after this (exit 124); the job goes on", .at = OPT_AT(wait.timeout)},
 };
 
 const struct command *cmd_table(size_t *n)
@@ -275,6 +335,19 @@ const struct command *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+const char *cmd_tool_name(const struct command *c)
+{
+	return c->tool ? c->tool : c->name;
+}
+
+const struct command *cmd_find_tool(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (commands[i].answer && strcmp(cmd_tool_name(&commands[i]), name) == 0)
 			return &commands[i];
 	return NULL;
 }
@@ -615,7 +688,7 @@ void opts_tools_list(struct json *j, double timeout)
 			continue;
 		json_obj_open(j);
 		json_key(j, "name");
-		json_str(j, commands[i].name);
+		json_str(j, cmd_tool_name(&commands[i]));
 		json_key(j, "description");
 		json_str(j, commands[i].mcp_desc);
 		json_key(j, "inputSchema");
@@ -711,13 +784,14 @@ int opts_tool_check(const struct command *c, const struct jv *args, struct err *
 		const struct jv_member *m = &args->obj.members[i];
 		const struct opt *o = strlen(m->key) == m->key_len ? find_arg(c, m->key, m->key_len) : NULL;
 		if (!o)
-			return err_set(e, ERR_USAGE, "tool %s has no argument '%s'", c->name, m->key);
+			return err_set(e, ERR_USAGE, "tool %s has no argument '%s'", cmd_tool_name(c), m->key);
 		if (check_arg(o, &m->value, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < ARRAY_LEN(opts); i++)
 		if (is_arg(&opts[i], c) && opts[i].required && !jv_get(args, opts[i].mcp))
-			return err_set(e, ERR_USAGE, "tool %s needs the argument %s", c->name, opts[i].mcp);
+			return err_set(e, ERR_USAGE, "tool %s needs the argument %s", cmd_tool_name(c),
+				       opts[i].mcp);
 	return 0;
 }
 

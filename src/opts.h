@@ -18,10 +18,11 @@
 
 enum cmd_id {
 	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
-	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST, C_HELP,
+	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST,
+	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_HELP,
 };
 #define CMD(c) (1u << (c))
-#define CMD_ALL 0xffffu
+#define CMD_ALL 0xffffffffu
 
 struct command {
 	enum cmd_id id;
@@ -34,7 +35,12 @@ struct command {
 	const char *mcp_desc; /* not NULL: an MCP tool, described so */
 	bool takes_command;   /* the first non-option starts the command line */
 	bool no_config;       /* reads no config file and needs no engine */
+	const char *tool;     /* the MCP tool's name, when not the command's */
 };
+/* The MCP tool's name of c. */
+const char *cmd_tool_name(const struct command *c);
+/* The command whose MCP tool is name; NULL if none. */
+const struct command *cmd_find_tool(const char *name);
 
 enum opt_id {
 	O_WS, O_KEY, O_JSON, O_CONFIG, O_VERBOSE, O_HELP, O_VERSION,
@@ -42,6 +48,7 @@ enum opt_id {
 	O_ARG, O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
 	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
 	O_CONTEXT, O_RM, O_OUTPUT_LIMIT, O_REVOKE,
+	O_BACKGROUND, O_STDERR, O_FOLLOW, O_ERR_OFFSET, O_WAIT, O_SIGNAL, O_WAIT_TIMEOUT,
 };
 
 enum opt_type {

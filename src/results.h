@@ -16,6 +16,7 @@
 #include "app.h"
 #include "exec.h"
 #include "err.h"
+#include "job.h"
 #include "jsonr.h"
 #include "util.h"
 
@@ -60,6 +61,54 @@ struct exec_result {
 	unsigned long long out_total, err_total;
 	bool removed;            /* run: the workspace is gone, else why not */
 	struct err not_removed;
+	char job[JOB_ID_LEN + 1]; /* exec --background: the job started; then
+				  * nothing above but workspace counts */
+};
+
+/* jobs: the workspace's background jobs, by number. */
+struct jobs_result {
+	const char *workspace;
+	struct job_row *rows;    /* owned */
+	size_t n;
+	long long now;           /* when they were listed, for their age */
+	bool more;               /* there were more than JOBS_MAX */
+};
+
+/* logs (and job_output): a job's state and its output from an offset. */
+struct logs_stream {
+	bool asked;
+	unsigned long long offset; /* asked from */
+	unsigned long long start;  /* where the bytes shown begin: past offset
+				    * when those before were not kept */
+	unsigned long long next;   /* the offset to ask from next */
+	struct sbuf data;          /* --json, MCP: the bytes kept, head and
+				    * tail (else they went out as they came) */
+	bool cut;                  /* the middle of data was cut */
+};
+struct logs_result {
+	const char *workspace;
+	const char *job;
+	struct job_state st;
+	struct logs_stream s[2];   /* stdout, stderr */
+	bool more;                 /* more output was there than was read */
+	bool follow;               /* its status is the job's */
+};
+
+/* kill: what the signal did. */
+struct kill_result {
+	const char *workspace;
+	const char *job;
+	int signal;              /* 0: TERM, then KILL */
+	const char *outcome;     /* "gone", "alive", "sent", "ended" (it had) */
+	struct job_state st;
+};
+
+/* wait: the job's state when it ended, or when the wait gave up. */
+struct wait_result {
+	const char *workspace;
+	const char *job;
+	struct job_state st;
+	bool timed_out;
 };
 
 struct read_result {
@@ -123,6 +172,10 @@ int do_destroy(struct app *a, struct removed_result *res, struct err *e);
 int do_prune(struct app *a, struct removed_result *res, struct err *e);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);
 int do_exec(struct app *a, struct exec_result *res, struct err *e);
+/* Starts cmd as a background job in ws (cmd_job.c), shown as shown in
+ * the list of jobs: id gets its number. */
+int job_start(struct app *a, struct ws *ws, char *const *cmd, size_t n, const char *shown,
+	      char id[JOB_ID_LEN + 1], struct err *e);
 /* Creates a workspace, runs the command in it and removes it, whatever
  * happened: res->removed says whether that worked, also after -1. */
 int do_run(struct app *a, struct exec_result *res, struct err *e);
@@ -131,6 +184,13 @@ int do_write(struct app *a, struct write_result *res, struct err *e);
 int do_edit(struct app *a, struct edit_result *res, struct err *e);
 int do_glob(struct app *a, struct glob_result *res, struct err *e);
 int do_grep(struct app *a, struct grep_result *res, struct err *e);
+/* jobs, logs, kill, wait: a job of the workspace named (never a new
+ * one). logs --follow and wait return the job's status (124: the wait
+ * timed out); kill 1 when the job is still alive after KILL. */
+int do_jobs(struct app *a, struct jobs_result *res, struct err *e);
+int do_logs(struct app *a, struct logs_result *res, struct err *e);
+int do_kill(struct app *a, struct kill_result *res, struct err *e);
+int do_wait(struct app *a, struct wait_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -142,6 +202,10 @@ void write_result_free(struct write_result *r); /* owns nothing: for symmetry */
 void edit_result_free(struct edit_result *r);
 void glob_result_free(struct glob_result *r);
 void grep_result_free(struct grep_result *r);
+void jobs_result_free(struct jobs_result *r);
+void logs_result_free(struct logs_result *r);
+void kill_result_free(struct kill_result *r); /* owns nothing */
+void wait_result_free(struct wait_result *r); /* owns nothing */
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -160,6 +224,11 @@ void write_text(FILE *out, FILE *err, const struct write_result *r);
 void edit_text(FILE *out, FILE *err, const struct edit_result *r);
 void glob_text(FILE *out, FILE *err, const struct glob_result *r);
 void grep_text(FILE *out, FILE *err, const struct grep_result *r);
+void jobs_text(FILE *out, FILE *err, const struct jobs_result *r);
+/* logs: the bytes went out as they came; this says what else there is. */
+void logs_text(FILE *out, FILE *err, const struct logs_result *r);
+void kill_text(FILE *out, FILE *err, const struct kill_result *r);
+void wait_text(FILE *out, FILE *err, const struct wait_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -172,6 +241,10 @@ void write_tree(struct jv *t, const struct write_result *r);
 void edit_tree(struct jv *t, const struct edit_result *r);
 void glob_tree(struct jv *t, const struct glob_result *r);
 void grep_tree(struct jv *t, const struct grep_result *r);
+void jobs_tree(struct jv *t, const struct jobs_result *r);
+void logs_tree(struct jv *t, const struct logs_result *r);
+void kill_tree(struct jv *t, const struct kill_result *r);
+void wait_tree(struct jv *t, const struct wait_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);
@@ -180,6 +253,9 @@ void write_model(struct sbuf *out, const struct write_result *r);
 void edit_model(struct sbuf *out, const struct edit_result *r);
 void glob_model(struct sbuf *out, const struct glob_result *r);
 void grep_model(struct sbuf *out, const struct grep_result *r);
+void jobs_model(struct sbuf *out, const struct jobs_result *r);
+void logs_model(struct sbuf *out, const struct logs_result *r);
+void kill_model(struct sbuf *out, const struct kill_result *r);
 
 /* Whether an MCP client is told the call failed (isError): exec's
  * command failed or timed out. No match is an answer, not a failure. */

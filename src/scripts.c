@@ -108,6 +108,7 @@ const char SCRIPT_SESSION[] =
 	"trap 'trap - EXIT; exit 129' HUP; trap 'trap - EXIT; exit 130' INT; "
 	"trap 'trap - EXIT; exit 143' TERM; "
 	"unset -v _sandbox_d _sandbox_n _sandbox_w _sandbox_o _sandbox_p; "
+	"if [ \"$_sandbox_k\" = b ]; then exec \"$@\"; fi; "
 	"if [ \"$_sandbox_k\" = c ]; then _sandbox_k=$1; shift; eval \"$_sandbox_k\"; else \"$@\"; fi; "
 	"_sandbox_k=$?; _sandbox_save; _sandbox_z=1; exit \"$_sandbox_k\"";
 
@@ -279,3 +280,286 @@ const char SCRIPT_SERVE[] =
 	"  wait \"$!\"; s=$?; wait\n"
 	"  printf '\\036%s:end:%d\\036' \"$t\" \"$s\"; printf '\\036%s:end:%d\\036' \"$t\" \"$s\" >&2\n"
 	"done\n";
+
+/* ---- background jobs ---- */
+
+/* A job lives in /tmp/.sandbox-jobs/N (0700): start (the host's clock
+ * when it began), cmd (one line, as the host showed it), runner ("PID
+ * STARTTIME" of the runner), pid (the same of the command, whose process
+ * group it leads), exit (its status, once it ended), done (its output
+ * all kept), and its output: chunks o.START and e.START, files of at
+ * most 1 MiB named by the offset of their first byte in the stream.
+ * STARTTIME (field 22 of /proc/PID/stat) tells a process from a later one
+ * with its pid: after a restart, a pid means nothing. */
+#define JOB_BASE "/tmp/.sandbox-jobs"
+
+/* st PID: s=its start time, or fails. The name in parentheses may hold
+ * spaces and parentheses: the fields are those after the last ") ". */
+#define JOB_ST                                                                  \
+	"st() {\n"                                                              \
+	"  s= l=\n"                                                             \
+	"  { IFS= read -r l <\"/proc/$1/stat\"; } 2>/dev/null || return 1\n"    \
+	"  l=${l##*) }\n"                                                       \
+	"  set -- $l\n"                                                         \
+	"  [ $# -ge 20 ] || return 1\n"                                         \
+	"  shift 19; s=$1\n"                                                    \
+	"}\n"
+
+/* state: for the job in $d, x its exit status ("-" while none), a 1 while
+ * its runner lives, z 1 once its output is all kept. */
+#define JOB_STATE                                                               \
+	JOB_ST                                                                  \
+	"state() {\n"                                                           \
+	"  x=- a=0 z=0 r= q=\n"                                                 \
+	"  { read -r x <\"$d/exit\"; } 2>/dev/null\n"                          \
+	"  case $x in ''|*[!0-9]*|????*) x=- ;; esac\n"                        \
+	"  [ ! -e \"$d/done\" ] || z=1\n"                                       \
+	"  { read -r r q <\"$d/runner\"; } 2>/dev/null || return 0\n"          \
+	"  case $r in ''|*[!0-9]*) return 0 ;; esac\n"                          \
+	"  if st \"$r\" && [ \"$s\" = \"$q\" ]; then a=1; fi\n"                 \
+	"}\n"
+
+/* Fractional sleep is not everywhere. */
+#define JOB_NAP "sleep 0.2 2>/dev/null || sleep 1\n"
+
+/* sh -c SCRIPT_JOB_START sh RUNNER WRAPPER NOW SHOWN CMD [ARG...], run
+ * as a command (PATH, cwd and environment the caller's): makes the job's
+ * directory under the next free number and starts RUNNER there, and
+ * answers "J N" once the runner said who it is (so that a job is never
+ * "lost" for want of it), or "E WHY". `setsid setsid` starts it without
+ * an asynchronous list, which would have it ignore SIGINT and SIGQUIT
+ * for good (a shell cannot trap them then): the first setsid leads a
+ * new session, so the second one forks, and its parent returns. */
+const char SCRIPT_JOB_START[] =
+	"P=${PATH-} Q=${PATH+1}\n"
+	SAFE_PATH
+	"b=" JOB_BASE "\n"
+	"no() { echo \"E $1\"; exit 0; }\n"
+	"for t in setsid mkfifo dd stat; do\n"
+	"  command -v $t >/dev/null 2>&1 || no \"no$t\"\n"
+	"done\n"
+	"[ -d \"$b\" ] || mkdir -p -m 700 \"$b\" 2>/dev/null || [ -d \"$b\" ] || no mkdir\n"
+	"n=\n"
+	"{ read -r n <\"$b/next\"; } 2>/dev/null\n"
+	"case $n in ''|*[!0-9]*|?????????*) n=1 ;; esac\n"
+	"i=0\n"
+	"while [ -e \"$b/$n\" ] || ! mkdir -m 700 \"$b/$n\" 2>/dev/null; do\n"
+	"  i=$((i + 1)) n=$((n + 1))\n"
+	"  [ $i -lt 100000 ] && [ $n -lt 999999999 ] || no mkdir\n"
+	"done\n"
+	"d=$b/$n\n"
+	"echo $((n + 1)) >\"$b/next\" 2>/dev/null\n"
+	"r=$1 w=$2\n"
+	"printf '%s\\n' \"$3\" >\"$d/start\" && printf '%s\\n' \"$4\" >\"$d/cmd\" &&\n"
+	"  mkfifo \"$d/o.p\" \"$d/e.p\" 2>/dev/null || { rm -rf \"$d\"; no mkdir; }\n"
+	"shift 4\n"
+	"setsid setsid sh -c \"$r\" sandbox-job \"$d\" \"$w\" \"$P\" \"$Q\" \"$@\" </dev/null >/dev/null 2>&1\n"
+	"i=0\n"
+	"while ! { read -r p q <\"$d/runner\"; } 2>/dev/null || [ -z \"$q\" ]; do\n"
+	"  i=$((i + 1))\n"
+	"  [ $i -le 100 ] || no norunner\n"
+	"  sleep 0.05 2>/dev/null || sleep 1\n"
+	"done\n"
+	"echo \"J $n\"\n";
+
+/* The runner: sh -c SCRIPT_JOB_RUN sandbox-job DIR WRAPPER PATH HASPATH
+ * CMD..., in a session of its own. Two cappers copy the command's stdout
+ * and stderr (FIFOs) into chunks: dd reads at most 16 times 64 KiB,
+ * writing each read as it comes (the log is live, and nothing is read
+ * ahead, as BusyBox's head would); the chunk's size names the next one.
+ * The first MiB and at least the last are kept: a chunk goes once the
+ * next starts at least a MiB before the end. The command runs in the
+ * foreground under setsid, through WRAPPER: its process group is its
+ * own, the cappers are not in it (kill stops the command, and its output
+ * is still all kept), and its signals are as the caller's were. */
+const char SCRIPT_JOB_RUN[] =
+	"d=$1 w=$2 P=$3 Q=$4\n"
+	"shift 4\n"
+	SAFE_PATH
+	JOB_ST
+	"st $$ || s=0\n"
+	"echo \"$$ $s\" >\"$d/runner\"\n"
+	"cap() {\n"
+	"  c=$1 t=0 k=\n"
+	"  while :; do\n"
+	"    f=$d/$c.$t\n"
+	"    dd bs=65536 count=16 of=\"$f\" 2>/dev/null && n=$(stat -c %s \"$f\") ||\n"
+	"      exec cat >/dev/null\n"
+	"    case $n in ''|*[!0-9]*) n=0 ;; esac\n"
+	"    if [ \"$n\" = 0 ]; then rm -f \"$f\"; return 0; fi\n"
+	"    [ $t -lt 1048576 ] || k=\"$k $t\"\n"
+	"    t=$((t + n)) g=\n"
+	"    while :; do\n"
+	"      set -- $k\n"
+	"      [ $# -ge 2 ] && [ \"$2\" -le $((t - 1048576)) ] || break\n"
+	"      g=\"$g $d/$c.$1\"; shift; k=$*\n"
+	"    done\n"
+	"    [ -z \"$g\" ] || rm -f $g\n"
+	"  done\n"
+	"}\n"
+	"cap o <\"$d/o.p\" &\n"
+	"j=$!\n"
+	"cap e <\"$d/e.p\" &\n"
+	"h=$!\n"
+	"setsid sh -c \"$w\" sandbox-job \"$d\" \"$P\" \"$Q\" \"$@\" >\"$d/o.p\" 2>\"$d/e.p\"\n"
+	"echo $? >\"$d/exit\"\n"
+	"wait $j $h\n"
+	": >\"$d/done\"\n";
+
+/* The command's wrapper: sh -c SCRIPT_JOB_CMD sandbox-job DIR PATH
+ * HASPATH CMD...: says who it is (it leads the job's process group), puts
+ * the caller's PATH back, and becomes the command. */
+const char SCRIPT_JOB_CMD[] =
+	JOB_ST
+	"st $$ || s=0\n"
+	"echo \"$$ $s\" >\"$1/pid\"\n"
+	"if [ \"$3\" = 1 ]; then PATH=$2; else unset PATH; fi\n"
+	"shift 3\n"
+	"exec \"$@\"\n";
+
+/* What is known of job $1: refuses an unknown one. */
+#define JOB_DIR                                                                 \
+	"d=" JOB_BASE "/$1\n"                                                   \
+	"[ -d \"$d\" ] || { echo 'E nojob'; exit 0; }\n"
+
+/* sh -c SCRIPT_JOB_POLL sh ID WAIT UNTIL OFF_O MAX_O OFF_E MAX_E: waits
+ * up to WAIT seconds (whole) for the job to end (UNTIL "end"), or for
+ * that or output past OFF_O or OFF_E (UNTIL "out", the streams whose MAX
+ * is not 0) with its output all kept; then "J EXIT ALIVE DONE" (the
+ * state, taken before the output so that no output of an ended job is
+ * missed), and for each stream asked for, "S START LEN MORE" and LEN
+ * bytes: the chunk that holds OFF (or the first after it, when OFF's is
+ * gone: START says where the bytes begin), from OFF, at most MAX bytes;
+ * MORE 1 when more follows them now. The chunk is held open while it is
+ * read: the capper may remove it meanwhile. Only a regular file is read
+ * (one that the workspace made a FIFO would never end). */
+const char SCRIPT_JOB_POLL[] =
+	SAFE_PATH
+	JOB_DIR
+	JOB_STATE
+	"w=$2 u=$3 oo=$4 mo=$5 oe=$6 me=$7\n"
+	"case $w$oo$mo$oe$me in *[!0-9]*) echo 'E args'; exit 0 ;; esac\n"
+	/* find STREAM OFF: c the start of the chunk that holds OFF, or of
+	 * the first after it ("": none), n its size when known, y 1 when
+	 * another chunk follows it */
+	"find() {\n"
+	"  b= c= e= n=0 y=0\n"
+	"  for f in \"$d/$1\".*; do\n"
+	"    t=${f##*.}\n"
+	"    case $t in ''|*[!0-9]*|????????????????*) continue ;; esac\n"
+	"    if [ $t -le $2 ]; then\n"
+	"      if [ -z \"$b\" ] || [ $t -gt $b ]; then b=$t; fi\n"
+	"    elif [ -z \"$c\" ] || [ $t -lt $c ]; then e=$c c=$t\n"
+	"    elif [ -z \"$e\" ] || [ $t -lt $e ]; then e=$t\n"
+	"    fi\n"
+	"  done\n"
+	"  [ -z \"$e\" ] || y=1\n"
+	"  [ -n \"$b\" ] || { n=; return 0; }\n"
+	"  n=$(stat -c %s \"$d/$1.$b\" 2>/dev/null) || n=0\n"
+	"  case $n in ''|*[!0-9]*) n=0 ;; esac\n"
+	"  if [ $((b + n)) -gt $2 ]; then\n"
+	"    y=0; [ -z \"$c\" ] || y=1\n"
+	"    c=$b\n"
+	"  else n=\n"
+	"  fi\n"
+	"}\n"
+	"grown() {\n"
+	"  find \"$1\" \"$2\"\n"
+	"  [ -n \"$c\" ]\n"
+	"}\n"
+	"emit() {\n"
+	"  find \"$1\" \"$2\"\n"
+	"  r=0\n"
+	"  [ -z \"$c\" ] || [ ! -f \"$d/$1.$c\" ] || {\n"
+	"    if [ -z \"$n\" ]; then\n"
+	"      n=$(stat -c %s \"$d/$1.$c\") || n=0\n"
+	"      case $n in ''|*[!0-9]*) n=0 ;; esac\n"
+	"    fi\n"
+	"    o=$2\n"
+	"    [ $c -le $o ] || o=$c\n"
+	"    l=$((c + n - o)) m=$y\n"
+	"    [ $l -ge 0 ] || l=0\n"
+	"    if [ $l -gt $3 ]; then l=$3 m=1; fi\n"
+	"    echo \"S $o $l $m\"; r=1\n"
+	"    [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"
+	"  } 3<\"$d/$1.$c\" 2>/dev/null\n"
+	"  [ $r = 1 ] || echo \"S $2 0 0\"\n"
+	"}\n"
+	"i=0\n"
+	"while :; do\n"
+	"  state\n"
+	"  [ $a = 1 ] || break\n"
+	"  if [ \"$x\" != - ]; then [ \"$u\" = out ] && [ $z = 0 ] || break; fi\n"
+	"  if [ \"$u\" = out ]; then\n"
+	"    [ $mo = 0 ] || ! grown o $oo || break\n"
+	"    [ $me = 0 ] || ! grown e $oe || break\n"
+	"  fi\n"
+	"  [ $i -lt $((w * 5)) ] || break\n"
+	"  " JOB_NAP
+	"  i=$((i + 1))\n"
+	"done\n"
+	"echo \"J $x $a $z\"\n"
+	"[ $mo = 0 ] || emit o $oo $mo\n"
+	"[ $me = 0 ] || emit e $oe $me\n";
+
+/* sh -c SCRIPT_JOBS sh: "OK", then a line for each job, "N START EXIT
+ * ALIVE DONE CMD", in no order. */
+const char SCRIPT_JOBS[] =
+	SAFE_PATH
+	JOB_STATE
+	"echo OK\n"
+	"for d in " JOB_BASE "/*; do\n"
+	"  n=${d##*/}\n"
+	"  case $n in ''|*[!0-9]*) continue ;; esac\n"
+	"  state\n"
+	"  t= c=\n"
+	"  { read -r t <\"$d/start\"; } 2>/dev/null\n"
+	"  { IFS= read -r c <\"$d/cmd\"; } 2>/dev/null\n"
+	"  printf '%s %s %s %s %s %s\\n' \"$n\" \"${t:--}\" \"$x\" $a $z \"$c\"\n"
+	"done\n";
+
+/* sh -c SCRIPT_JOB_KILL sh ID SIG: SIG (a number) to the job's process
+ * group, once; with SIG empty, TERM, and KILL when it is still there a
+ * second later. Only a group that is the job's: its leader is gone, or
+ * has the start time it had (a pid of the job's means another process
+ * after a restart). Answers "K sent", "K gone" (none of it is left), "K
+ * ended" (it had ended, and nothing of it was left) or "K alive", then the job's state as SCRIPT_JOB_POLL says it, once the
+ * runner saw it end (a second at most). */
+const char SCRIPT_JOB_KILL[] =
+	SAFE_PATH
+	JOB_DIR
+	JOB_STATE
+	"g=$2\n"
+	"case $g in *[!0-9]*) echo 'E args'; exit 0 ;; esac\n"
+	"p= q= i=0\n"
+	"while ! { read -r p q <\"$d/pid\"; } 2>/dev/null; do\n"
+	"  state\n"
+	"  [ $a = 1 ] && [ $i -lt 10 ] || break\n"
+	"  " JOB_NAP
+	"  i=$((i + 1))\n"
+	"done\n"
+	"case $p in ''|0|*[!0-9]*) p= ;; esac\n"
+	"if [ -n \"$p\" ] && [ -e \"/proc/$p\" ] && { ! st \"$p\" || [ \"$s\" != \"$q\" ]; }; then p=; fi\n"
+	"w() {\n"
+	"  i=0\n"
+	"  while [ $i -lt 5 ] && kill -0 -\"$p\" 2>/dev/null; do\n"
+	"    " JOB_NAP
+	"    i=$((i + 1))\n"
+	"  done\n"
+	"}\n"
+	"if [ -z \"$p\" ] || ! kill -0 -\"$p\" 2>/dev/null; then\n"
+	"  k=gone; state; [ \"$x\" = - ] || k=ended\n"
+	"elif [ -n \"$g\" ]; then\n"
+	"  if kill -\"$g\" -\"$p\" 2>/dev/null; then k=sent; else k=gone; fi\n"
+	"else\n"
+	"  kill -15 -\"$p\" 2>/dev/null; w\n"
+	"  kill -9 -\"$p\" 2>/dev/null && w\n"
+	"  if kill -0 -\"$p\" 2>/dev/null; then k=alive; else k=gone; fi\n"
+	"fi\n"
+	"i=0\n"
+	"while state; [ \"$x\" = - ] && [ $a = 1 ] && [ $k = gone ] && [ $i -lt 5 ]; do\n"
+	"  " JOB_NAP
+	"  i=$((i + 1))\n"
+	"done\n"
+	"echo \"K $k\"\n"
+	"echo \"J $x $a $z\"\n";

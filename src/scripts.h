@@ -28,7 +28,9 @@ extern const char SCRIPT_EXEC[];
  * restored (the directory when CWD is 1; 0: --cwd was given), then
  * the call's own K=V exported over them; shell text runs in this shell
  * (eval), so that its cd and export count. At its exit, the directory
- * and `export -p` are saved, in one file through a temporary name.
+ * and `export -p` are saved, in one file through a temporary name. KIND
+ * b, a background job's command line, starts from the session and
+ * saves nothing: it replaces this shell.
  * RESET 1 starts from nothing. A command killed (timeout, cancel) saves
  * nothing. */
 extern const char SCRIPT_SESSION[];
@@ -80,5 +82,14 @@ extern const char SCRIPT_LIST[];
  * followed), or "OK F" and a tar stream of the one file PATH (a link to a
  * file followed, as read does). */
 extern const char SCRIPT_TAR[];
+
+/* Background jobs (exec --background; jobs, logs, kill, wait): each
+ * script's comment in scripts.c says its arguments and answer. */
+extern const char SCRIPT_JOB_START[];
+extern const char SCRIPT_JOB_RUN[];
+extern const char SCRIPT_JOB_CMD[];
+extern const char SCRIPT_JOB_POLL[];
+extern const char SCRIPT_JOBS[];
+extern const char SCRIPT_JOB_KILL[];
 
 #endif

@@ -44,7 +44,8 @@ int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
-		.script = script, .cmd = args, .ncmd = nargs, .timeout = ws_step_timeout(a),
+		.script = script, .cmd = args, .ncmd = nargs, .cwd = out->cwd, .own_exec = out->own_exec,
+		.timeout = out->timeout > 0 ? out->timeout : ws_step_timeout(a),
 		.feed = feed, .interactive = direct, .sink = {tool_sink, out},
 	};
 	struct exec_res res;
@@ -67,6 +68,8 @@ int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const
 	case EXEC_CANCELLED:
 		return err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(res.kill));
 	case EXEC_NO_CWD:
+		if (out->cwd)
+			return err_set(e, ERR_USAGE, "%s: no such directory in the workspace", out->cwd);
 		return err_set(e, ERR_WORKSPACE, "cannot enter or create the workdir %s in the workspace",
 			       ws->workdir ? ws->workdir : "");
 	default:

@@ -25,6 +25,11 @@ struct tool_out {
 	void *ctx;
 	bool stopped;
 	struct sbuf err;  /* the start of its stderr, for messages */
+	/* How it runs: 0 for the step timeout (ws_step_timeout); NULL for
+	 * the workdir. */
+	double timeout;
+	const char *cwd;
+	bool own_exec;    /* never on the channel (exec.h) */
 };
 
 /* Runs one of our scripts (proto.h), sh -c SCRIPT sh ARGS..., in ws, with the feed on its stdin, or

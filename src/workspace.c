@@ -411,7 +411,7 @@ static struct chan *channel_for(struct app *a, const struct ws *ws,
 				const struct exec_req *rq)
 {
 	struct chan *c = a->chan;
-	if (!c || rq->interactive || (rq->feed && !rq->feed->buf))
+	if (!c || rq->interactive || rq->own_exec || (rq->feed && !rq->feed->buf))
 		return NULL;
 	if (chan_is_open(c) && strcmp(c->ctr, ws->id) == 0)
 		return c;

@@ -114,7 +114,7 @@ static void test_rows(void)
 	size_t tools = 0;
 	for (size_t i = 0; i < nc; i++)
 		tools += cmds[i].mcp_desc != NULL;
-	ok(tools == 6, "six commands are MCP tools (%zu)", tools);
+	ok(tools == 9, "nine commands are MCP tools (%zu)", tools);
 }
 
 /* The man page names every command and every option of the table. */
@@ -207,6 +207,9 @@ static void test_fields(void)
 		{C_GREP, offsetof(struct opts, grep), sizeof(struct grep_opts)},
 		{C_MCP, offsetof(struct opts, mcp), sizeof(struct mcp_opts)},
 		{C_TRUST, offsetof(struct opts, trust), sizeof(struct trust_opts)},
+		{C_LOGS, offsetof(struct opts, logs), sizeof(struct logs_opts)},
+		{C_KILL, offsetof(struct opts, kill), sizeof(struct kill_opts)},
+		{C_WAIT, offsetof(struct opts, wait), sizeof(struct wait_opts)},
 	};
 	size_t n, bad = 0, stored = 0;
 	const struct opt *t = opt_table(&n);
@@ -216,10 +219,10 @@ static void test_fields(void)
 		stored++;
 		size_t at = t[i].at - 1;
 		for (size_t k = 0; k < ARRAY_LEN(own); k++) {
-			if (!(t[i].cmds & CMD(own[k].c)))
+			if (!((t[i].cmds | t[i].tools) & CMD(own[k].c)))
 				continue;
 			if (at < own[k].off || at >= own[k].off + own[k].size) {
-				diag("--%s of %s is kept outside its options", t[i].lng,
+				diag("%s of %s is kept outside its options", t[i].lng ? t[i].lng : t[i].mcp,
 				     cmd_of(own[k].c)->name);
 				bad++;
 			}
