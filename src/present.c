@@ -722,6 +722,8 @@ void logs_tree(struct jv *t, const struct logs_result *r)
 		put_int(t, both ? stream_keys[i].next : "next_offset", (long long)s->next);
 		put_bool(t, both ? stream_keys[i].cut : "truncated", s->cut);
 	}
+	/* false: this is all the output the job will ever have had. */
+	put_bool(t, "more", r->more || !job_ended(&r->st) || !r->st.done);
 }
 
 void logs_model(struct sbuf *out, const struct logs_result *r)

@@ -168,7 +168,10 @@ async function expectRpcError(promise, code) {
 }
 
 const expectedTools = {
-	exec: { props: ["command", "timeout", "cwd", "env", "session", "reset"], required: ["command"] },
+	exec: { props: ["command", "timeout", "cwd", "env", "session", "reset", "background"], required: ["command"] },
+	job_output: { props: ["job", "offset", "stderr_offset", "wait"], required: ["job"] },
+	job_kill: { props: ["job", "signal"], required: ["job"] },
+	job_list: { props: [], required: [] },
 	read: { props: ["path", "offset", "limit"], required: ["path"] },
 	write: { props: ["path", "content"], required: ["path", "content"] },
 	edit: {
@@ -201,7 +204,7 @@ await test("connect: initialize, and the server calls itself sandbox", async () 
 	assert.ok(!/workspace/.test(stderrText), `a workspace before any call: ${stderrText}`);
 });
 
-await test("listTools: exactly the six tools, their properties and required fields", async () => {
+await test("listTools: exactly the nine tools, their properties and required fields", async () => {
 	const { tools } = await client.listTools();
 	const names = tools.map((t) => t.name).sort();
 	assert.deepEqual(names, Object.keys(expectedTools).sort());
@@ -489,6 +492,116 @@ await test("bad arguments (read with path: 1) are a tool error the model can rea
 await test("an unknown tool is a JSON-RPC error -32602", async () => {
 	const err = await expectRpcError(client.callTool({ name: "nosuchtool", arguments: {} }), -32602);
 	assert.match(err.message, /nosuchtool/);
+});
+
+// ---- background jobs ----
+
+// startJob COMMAND: exec with background: true; the job's number.
+async function startJob(command) {
+	const res = await exec(command, { background: true });
+	assert.equal(res.isError, false, show(res));
+	assert.match(res.structuredContent.job, /^[1-9][0-9]*$/, show(res));
+	assert.match(text(res), /Started job [0-9]+ in the background/, text(res));
+	return res.structuredContent.job;
+}
+
+// followJob JOB: job_output from the offsets each result gives, waiting,
+// until the job ended and all of its output came; what came, and the last
+// result.
+async function followJob(job, ms = 30000) {
+	let offset = 0, stderr_offset = 0, out = "", err = "", res;
+	for (const end = Date.now() + ms; Date.now() < end; ) {
+		res = await call("job_output", { job, offset, stderr_offset, wait: 5 });
+		assert.equal(res.isError, false, show(res));
+		const s = res.structuredContent;
+		assert.equal(s.stdout_start, offset, show(res));
+		assert.equal(s.stderr_start, stderr_offset, show(res));
+		out += s.stdout;
+		err += s.stderr;
+		offset = s.next_offset;
+		stderr_offset = s.next_stderr_offset;
+		if (!s.more) return { out, err, res };
+	}
+	throw new Error(`job ${job} did not end in ${ms} ms: ${show(res)}`);
+}
+
+const SERVER = `if command -v perl >/dev/null; then
+	exec perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:8766", Listen => 5, ReuseAddr => 1) or die "listen: $!"; while ($c = $s->accept) { print $c "hello from job\\n"; close $c }'
+else
+	mkdir -p /tmp/www && echo "hello from job" >/tmp/www/index.html && exec httpd -f -p 127.0.0.1:8766 -h /tmp/www
+fi`;
+const CLIENT = `i=0; while [ $i -lt 100 ]; do
+	if command -v perl >/dev/null; then
+		perl -MIO::Socket::INET -e '$c = IO::Socket::INET->new("127.0.0.1:8766") or exit 1; print <$c>' && exit 0
+	else
+		wget -qO- http://127.0.0.1:8766/ 2>/dev/null && exit 0
+	fi
+	sleep 0.1; i=$((i + 1))
+done; exit 1`;
+
+await test("a background job outlives the call that started it, and is followed to its end", async () => {
+	await exec("rm -f /tmp/go-sdk");
+	const job = await startJob("echo start; while [ ! -e /tmp/go-sdk ]; do sleep 0.1; done; echo oops >&2; echo end; exit 3");
+	let res = await call("job_output", { job, wait: 10 });
+	assert.equal(res.structuredContent.stdout, "start\n", show(res));
+	assert.equal(res.structuredContent.state, "running", show(res));
+	assert.equal(res.structuredContent.more, true, show(res));
+	await exec("touch /tmp/go-sdk");
+	const { out, err, res: last } = await followJob(job);
+	assert.equal(out, "start\nend\n");
+	assert.equal(err, "oops\n");
+	assert.equal(last.structuredContent.state, "exited", show(last));
+	assert.equal(last.structuredContent.exit_code, 3, show(last));
+	assert.match(text(last), /job [0-9]+ exited 3; that is all of its output/, text(last));
+	res = await call("job_list", {});
+	const row = res.structuredContent.jobs.find((j) => j.job === job);
+	assert.ok(row && row.state === "exited" && row.exit_code === 3, show(res));
+}, 60000);
+
+await test("a background job starts in the session's directory and exported variables", async () => {
+	await exec("mkdir -p /tmp/jobdir && cd /tmp/jobdir && export JV=42");
+	const job = await startJob('pwd; echo "$JV"');
+	const { out } = await followJob(job);
+	assert.equal(out, "/tmp/jobdir\n42\n");
+	await exec("cd /", { reset: true });
+}, 60000);
+
+await test("a server started in the background answers a later exec on loopback; job_kill stops it", async () => {
+	const job = await startJob(SERVER);
+	let res = await exec(CLIENT);
+	assert.equal(res.structuredContent.stdout, "hello from job\n", show(res));
+	res = await call("job_kill", { job });
+	assert.equal(res.isError, false, show(res));
+	assert.equal(res.structuredContent.outcome, "gone", show(res));
+	assert.equal(res.structuredContent.state, "killed", show(res));
+	assert.equal(res.structuredContent.signal, "TERM", show(res));
+	res = await exec(CLIENT.replace("-lt 100", "-lt 3"));
+	assert.equal(res.structuredContent.exit_code, 1, `the server still answers: ${show(res)}`);
+}, 60000);
+
+await test("job_kill with a signal sends only it, and a job started here can trap SIGINT", async () => {
+	const job = await startJob('trap "echo got INT; exit 5" INT; echo ready; while :; do sleep 0.1; done');
+	let res = await call("job_output", { job, wait: 10 });
+	assert.equal(res.structuredContent.stdout, "ready\n", show(res));
+	res = await call("job_kill", { job, signal: "INT" });
+	assert.equal(res.structuredContent.outcome, "sent", show(res));
+	const { out, res: last } = await followJob(job);
+	assert.equal(out, "ready\ngot INT\n");
+	assert.equal(last.structuredContent.exit_code, 5, show(last));
+}, 60000);
+
+await test("job tools: an unknown job, a bad number and a bad signal are errors the model reads", async () => {
+	let res = await call("job_output", { job: "99999" });
+	assert.equal(res.isError, true, show(res));
+	assert.match(text(res), /job 99999: no such job/, text(res));
+	res = await call("job_output", { job: "../1" });
+	assert.equal(res.isError, true, show(res));
+	assert.match(text(res), /not a job/, text(res));
+	res = await call("job_kill", { job: "1", signal: "NOPE" });
+	assert.equal(res.isError, true, show(res));
+	assert.match(text(res), /signal 'NOPE': not a signal/, text(res));
+	res = await call("job_output", { job: "1", wait: 301 });
+	assert.equal(res.isError, true, show(res));
 });
 
 await test("every result names the workspace of stderr", async () => {
