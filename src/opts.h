@@ -18,10 +18,10 @@
 
 enum cmd_id {
 	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
-	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST, C_HELP,
+	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST, C_CP, C_HELP,
 };
 #define CMD(c) (1u << (c))
-#define CMD_ALL 0xffffu
+#define CMD_ALL 0xffffffffu
 
 struct command {
 	enum cmd_id id;

@@ -110,6 +110,17 @@ struct grep_result {
 	size_t max_bytes;        /* and the bytes */
 };
 
+/* cp: what was copied, and where. */
+struct cp_result {
+	const char *workspace;
+	const char *dest;        /* as given */
+	bool out;                /* from the workspace to the host */
+	bool stream;             /* to stdout, a tar stream: no text */
+	unsigned long long files, dirs, links, bytes;
+	unsigned long long skipped; /* devices, FIFOs, sockets: not copied */
+	char *first_skipped;     /* the first of them, shown; owned */
+};
+
 /* The do-functions: the exit status with res filled (to free with its
  * _free), or -1 with e set and nothing to free. The status is 0; glob
  * and grep's is 1 when nothing matches, exec and run's the command's.
@@ -131,6 +142,9 @@ int do_write(struct app *a, struct write_result *res, struct err *e);
 int do_edit(struct app *a, struct edit_result *res, struct err *e);
 int do_glob(struct app *a, struct glob_result *res, struct err *e);
 int do_grep(struct app *a, struct grep_result *res, struct err *e);
+/* Copies each source to the destination; a tar stream to stdout when
+ * that is "-" (its result says so). */
+int do_cp(struct app *a, struct cp_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -142,6 +156,7 @@ void write_result_free(struct write_result *r); /* owns nothing: for symmetry */
 void edit_result_free(struct edit_result *r);
 void glob_result_free(struct glob_result *r);
 void grep_result_free(struct grep_result *r);
+void cp_result_free(struct cp_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -160,6 +175,7 @@ void write_text(FILE *out, FILE *err, const struct write_result *r);
 void edit_text(FILE *out, FILE *err, const struct edit_result *r);
 void glob_text(FILE *out, FILE *err, const struct glob_result *r);
 void grep_text(FILE *out, FILE *err, const struct grep_result *r);
+void cp_text(FILE *out, FILE *err, const struct cp_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -172,6 +188,7 @@ void write_tree(struct jv *t, const struct write_result *r);
 void edit_tree(struct jv *t, const struct edit_result *r);
 void glob_tree(struct jv *t, const struct glob_result *r);
 void grep_tree(struct jv *t, const struct grep_result *r);
+void cp_tree(struct jv *t, const struct cp_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);
