@@ -386,6 +386,7 @@ int extract_entry(struct extract *x, const char *name, char type, unsigned mode,
 	const char *why = extract_name(name, &clean);
 	if (!why)
 		why = extract_map(clean.buf, x->top, x->top_as, &rel);
+	bool is_top = !why && (x->top ? strcmp(clean.buf, x->top) == 0 : !*clean.buf);
 	sbuf_free(&clean);
 	if (why) {
 		sbuf_free(&rel);
@@ -395,7 +396,7 @@ int extract_entry(struct extract *x, const char *name, char type, unsigned mode,
 	bool is_dir = type == '5';
 	if (x->top_only && (x->entries > 1 || is_dir || !*rel.buf)) {
 		rc = refuse(x, e, x->entries > 1 ? "more than the one file asked for" : "not a file");
-	} else if (!*rel.buf && !is_dir) {
+	} else if (is_top && !x->top_only && !is_dir) {
 		rc = refuse(x, e, "not a directory, where the directory copied should be");
 	} else {
 		switch (type) {

@@ -334,6 +334,7 @@ const char SCRIPT_CP_IN[] =
 	"  mv \"$t/x\" \"$f\" 2>/dev/null || no rename\n"
 	"else\n"
 	"  [ -d \"$f\" ] || no notdir\n"
+	"  case $f in /*) ;; *) f=$PWD/$f ;; esac\n"
 	"  r=$(cd \"$t/x\" && find . ! -name . -exec sh -c '\n"
 	"    g=$1; shift\n"
 	"    for e; do\n"
