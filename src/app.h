@@ -143,6 +143,7 @@ int cmd_write(struct app *a, struct err *e);
 int cmd_edit(struct app *a, struct err *e);
 int cmd_glob(struct app *a, struct err *e);
 int cmd_grep(struct app *a, struct err *e);
+int cmd_cp(struct app *a, struct err *e);
 int cmd_mcp(struct app *a, struct err *e);
 int cmd_trust(struct app *a, struct err *e);
 int cmd_jobs(struct app *a, struct err *e);

@@ -125,6 +125,13 @@ static const struct command commands[] = {
 	 "Wait for a background job to end and exit with its status (128+N when\n"
 	 "signal N killed it; 124 when --timeout passed first: the job goes on).\n",
 	 NULL, false, false, NULL},
+	{C_CP, "cp", cmd_cp, NULL, "cp [--timeout SECONDS] SRC... DEST",
+	 "Copy files and directory trees between the host and the workspace, both\n"
+	 "ways; the workspace's side is written :PATH (or REF:PATH). As docker cp:\n"
+	 "a directory lands in DEST/NAME when DEST is a directory, else becomes\n"
+	 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
+	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
+	 "entry is written outside DEST, and no file half-written.\n", NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
@@ -286,6 +293,9 @@ static const struct opt opts[] = {
 	{O_LIMIT, "limit", 0, "limit", CMD(C_GREP), CMD(C_GREP), OT_COUNT, 1, APP_SEARCH_MAX, 1000,
 	 .metavar = "N", .help = "output lines at most",
 	 .desc = "Most output lines, 1 to 10000 (default 1000).", .at = OPT_AT(grep.limit)},
+
+	{O_KEY, "timeout", 0, NULL, CMD(C_CP), 0, OT_TEXT, .key = "timeout", .metavar = "SECONDS",
+	 .help = "give up after this (default 600)"},
 
 	/* The MCP server. */
 	{O_KEY, "timeout", 0, NULL, CMD(C_MCP), 0, OT_TEXT, .key = "timeout", .metavar = "SECONDS",

@@ -809,3 +809,47 @@ void wait_tree(struct jv *t, const struct wait_result *r)
 	put_state(t, &r->st);
 	put_bool(t, "timed_out", r->timed_out);
 }
+
+/* ---- cp ---- */
+
+static void cp_count(FILE *f, unsigned long long n, const char *one, const char *many, bool *first)
+{
+	if (!n)
+		return;
+	fprintf(f, "%s%llu %s", *first ? "" : ", ", n, n == 1 ? one : many);
+	*first = false;
+}
+
+void cp_text(FILE *f, FILE *err, const struct cp_result *r)
+{
+	if (r->skipped)
+		fprintf(err, "sandbox: cp: skipped %llu device%s, FIFO%s or socket%s (the first: %s): cp copies "
+			"files, directories and links only\n", r->skipped, r->skipped == 1 ? "" : "s",
+			r->skipped == 1 ? "" : "s", r->skipped == 1 ? "" : "s",
+			r->first_skipped ? r->first_skipped : "?");
+	if (r->stream)
+		return;
+	struct sbuf shown = {0};
+	tool_show_path(&shown, r->dest, false);
+	bool first = true;
+	fprintf(f, "copied ");
+	cp_count(f, r->files, "file", "files", &first);
+	cp_count(f, r->dirs, "directory", "directories", &first);
+	cp_count(f, r->links, "link", "links", &first);
+	if (first)
+		fprintf(f, "nothing");
+	fprintf(f, " (%llu byte%s) to %s\n", r->bytes, r->bytes == 1 ? "" : "s", shown.buf);
+	sbuf_free(&shown);
+}
+
+void cp_tree(struct jv *t, const struct cp_result *r)
+{
+	tree_begin(t, r->workspace);
+	put_str(t, "direction", r->out ? "out" : "in");
+	put_str(t, "destination", r->dest);
+	put_int(t, "files", (long long)r->files);
+	put_int(t, "directories", (long long)r->dirs);
+	put_int(t, "links", (long long)r->links);
+	put_int(t, "bytes", (long long)r->bytes);
+	put_int(t, "skipped", (long long)r->skipped);
+}

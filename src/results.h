@@ -159,6 +159,17 @@ struct grep_result {
 	size_t max_bytes;        /* and the bytes */
 };
 
+/* cp: what was copied, and where. */
+struct cp_result {
+	const char *workspace;
+	const char *dest;        /* as given */
+	bool out;                /* from the workspace to the host */
+	bool stream;             /* to stdout, a tar stream: no text */
+	unsigned long long files, dirs, links, bytes;
+	unsigned long long skipped; /* devices, FIFOs, sockets: not copied */
+	char *first_skipped;     /* the first of them, shown; owned */
+};
+
 /* The do-functions: the exit status with res filled (to free with its
  * _free), or -1 with e set and nothing to free. The status is 0; glob
  * and grep's is 1 when nothing matches, exec and run's the command's.
@@ -191,6 +202,9 @@ int do_jobs(struct app *a, struct jobs_result *res, struct err *e);
 int do_logs(struct app *a, struct logs_result *res, struct err *e);
 int do_kill(struct app *a, struct kill_result *res, struct err *e);
 int do_wait(struct app *a, struct wait_result *res, struct err *e);
+/* Copies each source to the destination; a tar stream to stdout when
+ * that is "-" (its result says so). */
+int do_cp(struct app *a, struct cp_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -206,6 +220,7 @@ void jobs_result_free(struct jobs_result *r);
 void logs_result_free(struct logs_result *r);
 void kill_result_free(struct kill_result *r); /* owns nothing */
 void wait_result_free(struct wait_result *r); /* owns nothing */
+void cp_result_free(struct cp_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -229,6 +244,7 @@ void jobs_text(FILE *out, FILE *err, const struct jobs_result *r);
 void logs_text(FILE *out, FILE *err, const struct logs_result *r);
 void kill_text(FILE *out, FILE *err, const struct kill_result *r);
 void wait_text(FILE *out, FILE *err, const struct wait_result *r);
+void cp_text(FILE *out, FILE *err, const struct cp_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -245,6 +261,7 @@ void jobs_tree(struct jv *t, const struct jobs_result *r);
 void logs_tree(struct jv *t, const struct logs_result *r);
 void kill_tree(struct jv *t, const struct kill_result *r);
 void wait_tree(struct jv *t, const struct wait_result *r);
+void cp_tree(struct jv *t, const struct cp_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);

@@ -563,3 +563,75 @@ const char SCRIPT_JOB_KILL[] =
 	"done\n"
 	"echo \"K $k\"\n"
 	"echo \"J $x $a $z\"\n";
+/* tar's status goes to stderr: a pipe into dd (which gathers tar's small
+ * writes, as in SCRIPT_TAR) would lose it. */
+const char SCRIPT_CP_OUT[] =
+	SAFE_PATH
+	"p=$1 m=$2\n"
+	"if [ ! -e \"$p\" ] && [ ! -L \"$p\" ]; then echo 'E notfound'; exit 0; fi\n"
+	"if [ \"$m\" = c ]; then\n"
+	"  [ -d \"$p\" ] || { echo 'E notdir'; exit 0; }\n"
+	"  cd \"$p\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
+	"  k=D; set -- .\n"
+	"else\n"
+	"  case $p in */*) d=${p%/*}; d=${d:-/}; b=${p##*/} ;; *) d=. b=$p ;; esac\n"
+	"  if [ -L \"$p\" ]; then k=L; elif [ -d \"$p\" ]; then k=D; elif [ -f \"$p\" ]; then k=F\n"
+	"  else echo 'E notfile'; exit 0; fi\n"
+	"  cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
+	"  set -- \"./$b\"\n"
+	"fi\n"
+	"echo \"OK $k\"\n"
+	"{ tar -cf - \"$@\" 2>/dev/null; echo \"tar:$?\" >&2; } | dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	"exit 0\n";
+
+/* A merge checks every incoming name against what is there: a link
+ * where a directory comes is refused (the files would go through it); a
+ * link where a file comes is removed first (cp would write through it);
+ * a directory and a file never replace each other. Then cp -a. The first
+ * refusal is named, its control characters as '?'. */
+const char SCRIPT_CP_IN[] =
+	SAFE_PATH
+	"D=$1 k=$2 b=$3 s=$4 t=\n"
+	"no() { [ -z \"$t\" ] || rm -rf \"$t\"; echo \"E $1\"; cat >/dev/null 2>&1; exit 0; }\n"
+	"if [ -d \"$D\" ]; then\n"
+	"  if [ \"$k\" = c ]; then f=$D; else f=${D%/}/$b; fi\n"
+	"else\n"
+	"  case $D in */) no notfound ;; esac\n"
+	"  if [ \"$k\" != f ] && { [ -e \"$D\" ] || [ -L \"$D\" ]; }; then no notdir; fi\n"
+	"  f=$D\n"
+	"fi\n"
+	"case $f in */*) p=${f%/*}; p=${p:-/} ;; *) p=. ;; esac\n"
+	"[ -d \"$p\" ] || no notfound\n"
+	"t=$p/.sandbox-cp-$s\n"
+	"mkdir \"$t\" 2>/dev/null || { t=; no denied; }\n"
+	"tar -xf - -C \"$t\" 2>/dev/null\n"
+	"[ -f \"$t/end\" ] || no input\n"
+	"if [ -f \"$t/times\" ]; then\n"
+	"  (cd \"$t\" && xargs -0 sh -c 'for r; do touch -d \"@${r%% *}\" \"${r#* }\"; done' sh <times)\n"
+	"fi\n"
+	"if [ \"$k\" = f ]; then\n"
+	"  if [ -d \"$f\" ] && [ ! -L \"$f\" ]; then no isdir; fi\n"
+	"  if [ -L \"$f\" ]; then rm -f \"$f\"; fi\n"
+	"  mv -f \"$t/x\" \"$f\" 2>/dev/null || no rename\n"
+	"elif [ ! -e \"$f\" ] && [ ! -L \"$f\" ]; then\n"
+	"  mv \"$t/x\" \"$f\" 2>/dev/null || no rename\n"
+	"else\n"
+	"  [ -d \"$f\" ] || no notdir\n"
+	"  case $f in /*) ;; *) f=$PWD/$f ;; esac\n"
+	"  r=$(cd \"$t/x\" && find . ! -name . -exec sh -c '\n"
+	"    g=$1; shift\n"
+	"    for e; do\n"
+	"      if [ -d \"$e\" ] && [ ! -L \"$e\" ]; then\n"
+	"        if [ -L \"$g/$e\" ]; then w=inlink\n"
+	"        elif [ -e \"$g/$e\" ] && [ ! -d \"$g/$e\" ]; then w=notdir\n"
+	"        else continue; fi\n"
+	"      elif [ -L \"$g/$e\" ]; then rm -f \"$g/$e\"; continue\n"
+	"      elif [ -d \"$g/$e\" ]; then w=isdir\n"
+	"      else continue; fi\n"
+	"      printf \"%s %s\" \"$w\" \"${e#./}\" | tr \"\\\\n\\\\r\" \"??\"; echo; exit 0\n"
+	"    done' sh \"$f\" {} + | head -n 1)\n"
+	"  [ -z \"$r\" ] || no \"$r\"\n"
+	"  cp -a \"$t/x/.\" \"$f/\" 2>/dev/null || no copy\n"
+	"fi\n"
+	"rm -rf \"$t\"\n"
+	"echo OK\n";

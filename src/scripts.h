@@ -93,3 +93,22 @@ extern const char SCRIPT_JOBS[];
 extern const char SCRIPT_JOB_KILL[];
 
 #endif
+
+/* cp, out of the workspace: sh -c SCRIPT_CP_OUT sh PATH MODE. MODE p:
+ * PATH itself, as "./BASENAME" from its directory ("OK F" a file, "OK L"
+ * a symlink, not followed, "OK D" a directory); MODE c: the contents
+ * of the directory PATH, as "." ("OK D"). Then the tar stream, and on
+ * stderr "tar:STATUS", tar's exit status. */
+extern const char SCRIPT_CP_OUT[];
+
+/* cp, into the workspace: sh -c SCRIPT_CP_IN sh DEST KIND BASE SUFFIX,
+ * the stream on stdin: its top "x" (a file or link, KIND f; a directory,
+ * KIND d; a directory whose contents go, KIND c), then an empty file
+ * "end", which tells a whole stream from one cut short; before it, maybe
+ * "times": "SECONDS NAME\0" records of directories whose mtime to set
+ * again (BusyBox tar makes some links last, in directories it has set). It is extracted
+ * into DEST's directory as .sandbox-cp-SUFFIX, then renamed into place
+ * (DEST/BASE when DEST is a directory, or DEST itself; KIND c: DEST),
+ * or merged into an existing directory there, where no link may stand
+ * for one of its directories. "OK", or "E WHY [NAME]". */
+extern const char SCRIPT_CP_IN[];

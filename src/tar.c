@@ -4,6 +4,7 @@
  * may end anywhere: in a header, in a payload or in its padding. */
 #include "tar.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,12 @@
 /* Offsets of the header fields used (POSIX ustar; GNU shares them). */
 #define TAR_NAME 0
 #define TAR_NAME_LEN 100
+#define TAR_MODE 100
+#define TAR_MODE_LEN 8
+#define TAR_MTIME 136
+#define TAR_MTIME_LEN 12
+#define TAR_LINKNAME 157
+#define TAR_LINKNAME_LEN 100
 #define TAR_SIZE 124
 #define TAR_SIZE_LEN 12
 #define TAR_CHKSUM 148
@@ -145,6 +152,29 @@ static int tar_pax_record(struct tar_reader *r, const char *key, size_t klen, co
 		memcpy(r->name, val, vlen);
 		r->name[vlen] = '\0';
 		r->have_paxpath = true;
+	} else if (klen == 8 && memcmp(key, "linkpath", 8) == 0) {
+		if (memchr(val, '\0', vlen))
+			return tar_err(errbuf, errlen, "a pax linkpath holds a NUL byte");
+		memcpy(r->link, val, vlen);
+		r->link[vlen] = '\0';
+		r->have_paxlink = true;
+	} else if (klen == 5 && memcmp(key, "mtime", 5) == 0) {
+		/* Seconds, maybe negative, maybe with a fraction: the whole
+		 * seconds are kept; an unreadable one is no error. */
+		long long v = 0;
+		size_t i = val[0] == '-' && vlen > 1 ? 1 : 0;
+		bool ok = i < vlen;
+		for (; i < vlen && val[i] != '.'; i++) {
+			if (val[i] < '0' || val[i] > '9' || v > LLONG_MAX / 10 - 9) {
+				ok = false;
+				break;
+			}
+			v = v * 10 + (val[i] - '0');
+		}
+		if (ok) {
+			r->pax_mtime = val[0] == '-' ? -v : v;
+			r->have_paxmtime = true;
+		}
 	} else if (klen == 4 && memcmp(key, "size", 4) == 0) {
 		unsigned long long v = 0;
 		if (vlen == 0)
@@ -208,6 +238,14 @@ static int tar_complete(struct tar_reader *r, char *errbuf, size_t errlen)
 			r->have_longname = true;
 		}
 		break;
+	case TAR_TO_LONGLINK:
+		if (!r->have_paxlink) {
+			size_t n = strnlen(r->meta, r->meta_len);
+			memcpy(r->link, r->meta, n);
+			r->link[n] = '\0';
+			r->have_longlink = true;
+		}
+		break;
 	case TAR_TO_PAX:
 		return tar_pax_parse(r, errbuf, errlen);
 	case TAR_TO_NOWHERE:
@@ -243,6 +281,27 @@ static bool tar_type_has_data(char type)
 	return !(type >= '1' && type <= '6');
 }
 
+/* Mode, mtime and link target: from the header, unless an extended
+ * header gave them. */
+static void tar_header_meta(struct tar_reader *r, char type)
+{
+	const unsigned char *h = r->block;
+	unsigned long long v;
+	r->mode = tar_parse_octal(h + TAR_MODE, TAR_MODE_LEN, &v) ? (unsigned)(v & 07777) : 0644;
+	if (r->have_paxmtime)
+		r->mtime = r->pax_mtime;
+	else
+		r->mtime = tar_parse_number(h + TAR_MTIME, TAR_MTIME_LEN, &v) && v < (~0ULL >> 1)
+				   ? (long long)v : 0;
+	if (type != '1' && type != '2') {
+		r->link[0] = '\0';
+	} else if (!r->have_longlink && !r->have_paxlink) {
+		size_t n = strnlen((const char *)h + TAR_LINKNAME, TAR_LINKNAME_LEN);
+		memcpy(r->link, h + TAR_LINKNAME, n);
+		r->link[n] = '\0';
+	}
+}
+
 static int tar_entry(struct tar_reader *r, char type, unsigned long long size,
 		     char *errbuf, size_t errlen)
 {
@@ -252,7 +311,9 @@ static int tar_entry(struct tar_reader *r, char type, unsigned long long size,
 		size = r->pax_size;
 	if (!tar_type_has_data(type))
 		size = 0;
+	tar_header_meta(r, type);
 	r->have_longname = r->have_paxpath = r->have_paxsize = false;
+	r->have_longlink = r->have_paxlink = r->have_paxmtime = false;
 	tar_begin(r, TAR_TO_SINK, size);
 	if (r->sink.entry && r->sink.entry(r->sink.ctx, r->name, type, size) < 0) {
 		char nb[128];
@@ -267,7 +328,8 @@ static int tar_header(struct tar_reader *r, char *errbuf, size_t errlen)
 	const unsigned char *h = r->block;
 	unsigned long long at = r->offset - TAR_BLOCK, size;
 	if (tar_all_zero_n(h, TAR_BLOCK)) {
-		if (r->have_longname || r->have_paxpath || r->have_paxsize)
+		if (r->have_longname || r->have_paxpath || r->have_paxsize || r->have_longlink ||
+		    r->have_paxlink)
 			return tar_err(errbuf, errlen, "the archive ends after an extended header at byte %llu, with no entry for it", at);
 		/* End-of-archive blocks and record padding. Headers may follow:
 		 * `xargs tar -c` sends several archives one after the other, and
@@ -283,13 +345,15 @@ static int tar_header(struct tar_reader *r, char *errbuf, size_t errlen)
 	char type = (char)h[TAR_TYPE];
 	switch (type) {
 	case 'L':
+	case 'K':
 	case 'x':
 		if (size > TAR_META_MAX)
 			return tar_err(errbuf, errlen, "a %s of %llu bytes at byte %llu: over the limit of %d",
-				       type == 'L' ? "long name" : "pax header", size, at, TAR_META_MAX);
-		return tar_begin(r, type == 'L' ? TAR_TO_LONGNAME : TAR_TO_PAX, size);
+				       type == 'L' ? "long name" : type == 'K' ? "long link target" : "pax header",
+				       size, at, TAR_META_MAX);
+		return tar_begin(r, type == 'L' ? TAR_TO_LONGNAME : type == 'K' ? TAR_TO_LONGLINK : TAR_TO_PAX,
+				 size);
 	case 'g': /* global pax header */
-	case 'K': /* GNU long link target: the sink has no use for it */
 		return tar_begin(r, TAR_TO_NOWHERE, size);
 	default:
 		return tar_entry(r, type, size, errbuf, errlen);
@@ -308,6 +372,7 @@ static int tar_payload_take(struct tar_reader *r, const char *buf, size_t n,
 		}
 		break;
 	case TAR_TO_LONGNAME:
+	case TAR_TO_LONGLINK:
 	case TAR_TO_PAX:
 		memcpy(r->meta + r->meta_len, buf, n);
 		r->meta_len += n;
@@ -384,7 +449,8 @@ int tar_finish(struct tar_reader *r, char *errbuf, size_t errlen)
 		 * nothing of any entry is missing. */
 		if (r->fill && !tar_all_zero_n(r->block, r->fill))
 			return tar_err(errbuf, errlen, "truncated archive: it ends inside a header (%zu of 512 bytes)", r->fill);
-		if (r->have_longname || r->have_paxpath || r->have_paxsize)
+		if (r->have_longname || r->have_paxpath || r->have_paxsize || r->have_longlink ||
+		    r->have_paxlink)
 			return tar_err(errbuf, errlen, "truncated archive: it ends after an extended header, with no entry for it");
 		/* Entries, then no end block at all: cut at a header boundary. */
 		if (r->offset > 0 && r->zero_blocks == 0 && r->fill == 0)

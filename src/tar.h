@@ -1,7 +1,7 @@
 /* tar.h: a streaming reader of tar archives, as GNU tar and BusyBox tar
  * write them with `tar -cf - FILES...`: ustar headers (with the prefix
- * field), GNU long names ('L'), pax extended headers ('x': path and
- * size), base-256 sizes. Bytes go in as they arrive, in chunks of any
+ * field), GNU long names and link targets ('L', 'K'), pax extended
+ * headers ('x': path, linkpath, size, mtime), base-256 numbers. Bytes go in as they arrive, in chunks of any
  * size; entries come out through callbacks. No I/O, no allocation: the
  * reader holds at most one header and one long name or pax header. */
 #ifndef SANDBOX_TAR_H
@@ -30,10 +30,10 @@ struct tar_sink {
 };
 
 enum tar_state { TAR_HEADER, TAR_PAYLOAD, TAR_PAD, TAR_FAILED };
-enum tar_payload { TAR_TO_SINK, TAR_TO_LONGNAME, TAR_TO_PAX, TAR_TO_NOWHERE };
+enum tar_payload { TAR_TO_SINK, TAR_TO_LONGNAME, TAR_TO_LONGLINK, TAR_TO_PAX, TAR_TO_NOWHERE };
 
-/* Opaque in spirit: only tar.c looks inside. Large (about 130 KiB) for
- * its two fixed buffers; nothing to free. */
+/* Opaque in spirit: only tar.c looks inside, but mode, mtime and link.
+ * Large (about 200 KiB) for its three fixed buffers; nothing to free. */
 struct tar_reader {
 	struct tar_sink sink;
 	enum tar_state state;
@@ -47,7 +47,18 @@ struct tar_reader {
 	unsigned long long offset;     /* bytes of the archive consumed */
 	int zero_blocks;               /* consecutive all-zero headers */
 	bool have_longname, have_paxpath, have_paxsize;
+	bool have_longlink, have_paxlink, have_paxmtime;
 	unsigned long long pax_size;
+	long long pax_mtime;
+	/* The current entry's other fields, for a sink that needs them (cp):
+	 * valid from its entry callback to its end. mode: the permission
+	 * bits and the set-id and sticky bits (07777); mtime: seconds since
+	 * the epoch (0 when the field is unreadable); link: a symlink's
+	 * target or a hard link's name (ustar field, GNU 'K', pax linkpath),
+	 * "" for other types. */
+	unsigned mode;
+	long long mtime;
+	char link[TAR_META_MAX + 1];
 	char name[TAR_META_MAX + 1]; /* the next or current entry's name */
 	char meta[TAR_META_MAX];     /* a long name or pax header being read */
 };

@@ -721,7 +721,7 @@ static void test_made(void)
 	   "directory and hard link: no content; an old-style '\\0' type file has its content");
 	sbuf_free(&c.log);
 
-	/* Global pax headers and GNU long link names are skipped. */
+	/* Global pax headers are skipped; a GNU long link name is the next entry's link. */
 	sbuf_reset(&a);
 	add_header(&a, "g", 'g', 10, NULL);
 	add_payload(&a, "10 a=bcd\n\n", 10);
@@ -731,7 +731,7 @@ static void test_made(void)
 	add_end(&a);
 	rc = feed_made(&c, &a, err, sizeof(err));
 	ok(rc == 0 && c.entries == 1 && strstr(c.log.buf, "type=2 size=0 namelen=3 name=sym\n"),
-	   "'g' and 'K' headers are skipped");
+	   "'g' and 'K' headers make no entry");
 	sbuf_free(&c.log);
 
 	/* Ends. */
