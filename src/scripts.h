@@ -92,8 +92,6 @@ extern const char SCRIPT_JOB_POLL[];
 extern const char SCRIPT_JOBS[];
 extern const char SCRIPT_JOB_KILL[];
 
-#endif
-
 /* cp, out of the workspace: sh -c SCRIPT_CP_OUT sh PATH MODE. MODE p:
  * PATH itself, as "./BASENAME" from its directory ("OK F" a file, "OK L"
  * a symlink, not followed, "OK D" a directory); MODE c: the contents
@@ -112,3 +110,5 @@ extern const char SCRIPT_CP_OUT[];
  * or merged into an existing directory there, where no link may stand
  * for one of its directories. "OK", or "E WHY [NAME]". */
 extern const char SCRIPT_CP_IN[];
+
+#endif

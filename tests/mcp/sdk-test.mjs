@@ -590,6 +590,21 @@ await test("job_kill with a signal sends only it, and a job started here can tra
 	assert.equal(last.structuredContent.exit_code, 5, show(last));
 }, 60000);
 
+await test("job_kill stops a tree that ignores TERM: KILL, and no process of it is left", async () => {
+	const job = await startJob('trap "" TERM; sh -c "trap \\"\\" TERM; sleep 1003" & echo ready; sleep 1004; wait');
+	let res = await call("job_output", { job, wait: 10 });
+	assert.equal(res.structuredContent.stdout, "ready\n", show(res));
+	const procs = "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <$f 2>/dev/null; echo; done | grep -cxE 'sleep 100[34] '";
+	res = await exec(procs);
+	assert.equal(res.structuredContent.stdout, "2\n", `both sleeps run: ${show(res)}`);
+	res = await call("job_kill", { job });
+	assert.equal(res.structuredContent.outcome, "gone", show(res));
+	assert.equal(res.structuredContent.state, "killed", show(res));
+	assert.equal(res.structuredContent.signal, "KILL", show(res));
+	res = await exec(procs);
+	assert.equal(res.structuredContent.stdout, "0\n", `a process of the job is left: ${show(res)}`);
+}, 60000);
+
 await test("job tools: an unknown job, a bad number and a bad signal are errors the model reads", async () => {
 	let res = await call("job_output", { job: "99999" });
 	assert.equal(res.isError, true, show(res));
