@@ -30,6 +30,20 @@ CLIENT='i=0; while [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done; exit 1'
 
+# mcp_start TEXT: starts TEXT as a job through `sandbox mcp`, which then
+# ends (end of input); prints the job's number.
+mcp_start() {
+	printf '%s\n' \
+		'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t44","version":"1"}}}' \
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"exec\",\"arguments\":{\"command\":\"$1\",\"background\":true}}}" |
+		sb -w "$REF" mcp >mcp.out 2>mcp.err || return 1
+	python3 -c 'import json, sys
+for l in open("mcp.out"):
+    d = json.loads(l)
+    if d.get("id") == 2:
+        print(d["result"]["structuredContent"]["job"])'
+}
+
 test_expect_success 'setup: a workspace' '
 	new_ws REF
 '
@@ -176,6 +190,17 @@ test_expect_success 'output over the cap: the first MiB and the last are kept, o
 	check "the job keeps about 4 MiB on disk at most: $kib KiB" test "$kib" -le 4200 &&
 	sb -w "$REF" --json logs "$J" >out &&
 	json_check out "d[\"next_offset\"] == 6000000 and d[\"start\"] == 0 and d[\"truncated\"] == True and len(d[\"output\"]) == 1048576"
+'
+
+test_expect_success 'a job started through sandbox mcp outlives the server' '
+	J=$(mcp_start "echo from-mcp; sleep 1000") &&
+	check "a job number: $J" test -n "$J" &&
+	grep_file "kept; remove it with" mcp.err &&
+	sb -w "$REF" jobs >list &&
+	grep_file -E "^$J +running " list &&
+	wait_until 30 logs_has "$J" from-mcp &&
+	sb -w "$REF" kill "$J" >out &&
+	cmp_text "job $J: killed TERM" out
 '
 
 test_expect_success 'a restarted workspace: its running jobs are lost; their output stays' '
