@@ -18,7 +18,7 @@
 #include "tools.h"
 #include "workspace.h"
 
-#define JOBS_MAX 10000        /* jobs listed at most */
+#define JOBS_MAX 10000        /* jobs listed at most: the newest */
 #define JOB_LINE_MAX 4096     /* of a line of the list, the bytes read */
 #define JOB_READ_MAX (1 << 20) /* bytes of a stream a poll brings at most */
 #define JOB_POLL_S 5          /* seconds a poll of follow or wait waits */
@@ -71,10 +71,12 @@ static int job_refusal(const char *head, const char *job, const char *ws, struct
 }
 
 /* Runs one of the job scripts with its arguments in ws: sh -c SCRIPT sh
- * ARGS..., allowed wait seconds more than an engine call of ours. */
+ * ARGS..., allowed wait seconds more than an engine call of ours, or
+ * out->timeout seconds when that is set and less. */
 static int job_script(struct app *a, struct ws *ws, const char *script, char *const *args,
 		      size_t n, double wait, struct tool_out *out, struct err *e)
 {
+	double limit = out->timeout;
 	struct strvec argv = {0};
 	strvec_push(&argv, "sh");
 	strvec_push(&argv, "-c");
@@ -82,6 +84,8 @@ static int job_script(struct app *a, struct ws *ws, const char *script, char *co
 	strvec_push(&argv, "sh");
 	strvec_push_all(&argv, args, n);
 	out->timeout = wait + a->cfg.engine_timeout;
+	if (limit > 0 && limit < out->timeout)
+		out->timeout = limit;
 	int rc = tool_run(a, ws, PROTO_COMMAND, argv.v, argv.n, NULL, false, out, e);
 	strvec_clear(&argv);
 	return rc;
@@ -121,17 +125,30 @@ struct list_ctx {
 			     * command's, which is cut anyway */
 };
 
+static int by_number(const void *x, const void *y);
+
+/* The newest JOBS_MAX: past twice that, the lower half goes. */
+static void keep_newest(struct jobs_result *r, size_t keep)
+{
+	if (r->n <= keep)
+		return;
+	qsort(r->rows, r->n, sizeof(*r->rows), by_number);
+	size_t drop = r->n - keep;
+	for (size_t i = 0; i < drop; i++)
+		free(r->rows[i].command);
+	memmove(r->rows, r->rows + drop, keep * sizeof(*r->rows));
+	r->n = keep;
+	r->more = true;
+}
+
 static void list_line(struct list_ctx *c)
 {
 	struct jobs_result *r = c->r;
 	struct job_row row;
 	if (job_row_parse(c->line.buf ? c->line.buf : "", c->line.len, &row) < 0)
 		return; /* not one of ours: the workspace wrote it */
-	if (r->n == JOBS_MAX) {
-		free(row.command);
-		r->more = true;
-		return;
-	}
+	if (r->n == 2 * JOBS_MAX)
+		keep_newest(r, JOBS_MAX);
 	r->rows = xrealloc(r->rows, (r->n + 1) * sizeof(*r->rows));
 	r->rows[r->n++] = row;
 }
@@ -178,6 +195,7 @@ int do_jobs(struct app *a, struct jobs_result *r, struct err *e)
 		jobs_result_free(r);
 		return -1;
 	}
+	keep_newest(r, JOBS_MAX);
 	qsort(r->rows, r->n, sizeof(*r->rows), by_number);
 	return 0;
 }
@@ -196,17 +214,19 @@ void jobs_result_free(struct jobs_result *r)
 struct poll {
 	const char *job;
 	int wait;                      /* seconds */
+	double limit;                  /* seconds the call may take; 0: wait's */
 	bool until_end;                /* wait for the end only */
 	unsigned long long off[2], max[2];
 	struct job_state st;
 	struct job_reader rd;
+	bool timed_out;                /* the call ran out of its limit */
 };
 
 static int poll_body(void *ctx, const char *buf, size_t n)
 {
 	struct poll *p = ctx;
 	job_reader_feed(&p->rd, buf, n);
-	return p->rd.bad ? -1 : 0;
+	return p->rd.bad || p->rd.stopped ? -1 : 0;
 }
 
 static int job_poll(struct app *a, struct ws *ws, struct poll *p,
@@ -223,10 +243,13 @@ static int job_poll(struct app *a, struct ws *ws, struct poll *p,
 	job_reader_init(&p->rd, p->max[0], p->max[1]);
 	p->rd.data = data;
 	p->rd.ctx = ctx;
-	struct tool_out out = {.body = poll_body, .ctx = p};
+	struct tool_out out = {.body = poll_body, .ctx = p, .timeout = p->limit};
 	int rc = job_script(a, ws, SCRIPT_JOB_POLL, args.v, args.n, p->wait, &out, e);
 	strvec_clear(&args);
+	p->timed_out = out.timed_out;
 	const char *head = out.head.buf ? out.head.buf : "";
+	if (rc == 0 && p->rd.stopped)
+		rc = 1; /* our stdout is closed */
 	if (rc == 0)
 		rc = job_refusal(head, p->job, ws->name, e);
 	if (rc == 0 && (job_state_parse(head, &p->st) < 0 || !job_reader_complete(&p->rd)))
@@ -262,15 +285,17 @@ static void logs_gap(struct logs_sink *k, const char *job, unsigned long long n)
 			"(a job keeps the first and the last MiB of each stream)\n", n, job);
 }
 
-/* One poll; moves each stream's next offset; *more: output is waiting. */
+/* One poll; moves each stream's next offset; *more: output is waiting;
+ * *got: bytes came. 1: our stdout is closed. */
 static int logs_step(struct app *a, struct ws *ws, struct poll *p, struct logs_sink *k,
 		     bool *more, bool *got, struct err *e)
 {
 	struct logs_result *r = k->r;
 	for (int i = 0; i < 2; i++)
 		p->off[i] = r->s[i].next;
-	if (job_poll(a, ws, p, logs_data, k, e) < 0)
-		return -1;
+	int rc = job_poll(a, ws, p, logs_data, k, e);
+	if (rc != 0)
+		return rc;
 	*more = *got = false;
 	for (int i = 0; i < 2; i++) {
 		const struct job_stream *f = &p->rd.s[i];
@@ -281,8 +306,9 @@ static int logs_step(struct app *a, struct ws *ws, struct poll *p, struct logs_s
 			return err_set(e, ERR_WORKSPACE, "job %s: unexpected answer from the job script", r->job);
 		if (f->start > s->next)
 			logs_gap(k, r->job, f->start - s->next);
-		if (s->next == s->offset && !k->cap[i].total && !*got)
+		if (!s->seen)
 			s->start = f->start;
+		s->seen = true;
 		s->next = f->start + f->len;
 		*more = *more || f->more;
 		*got = *got || f->len;
@@ -292,6 +318,18 @@ static int logs_step(struct app *a, struct ws *ws, struct poll *p, struct logs_s
 	return 0;
 }
 
+/* Whether a stream asked for has not reached ends[]. */
+static bool short_of(const struct logs_result *r, const unsigned long long ends[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (r->s[i].asked && r->s[i].next < ends[i])
+			return true;
+	return false;
+}
+
+/* Without --follow: the output up to its end as the first poll saw it
+ * (a job that writes on does not keep logs going). Polls that bring
+ * nothing (a chunk went while it was read) are tried again, 3 times. */
 static int logs_loop(struct app *a, struct ws *ws, struct logs_sink *k, struct err *e)
 {
 	struct logs_result *r = k->r;
@@ -300,19 +338,29 @@ static int logs_loop(struct app *a, struct ws *ws, struct logs_sink *k, struct e
 	struct poll p = {.job = r->job, .wait = a->mcp ? (int)o->wait : 0};
 	for (int i = 0; i < 2; i++)
 		p.max[i] = r->s[i].asked ? per : 0;
-	int quiet = 0;
-	for (;;) {
+	unsigned long long ends[2] = {0, 0};
+	int quiet = 0, idle = 0;
+	for (bool first = true;; first = false) {
 		bool more, got;
-		if (logs_step(a, ws, &p, k, &more, &got, e) < 0)
-			return -1;
+		int rc = logs_step(a, ws, &p, k, &more, &got, e);
+		if (rc != 0)
+			return rc;
 		/* An MCP call reads a page; the model asks for the next. */
 		if (a->mcp)
 			return 0;
+		if (first)
+			for (int i = 0; i < 2; i++)
+				ends[i] = p.rd.s[i].end;
 		p.wait = 0;
-		if (more)
+		idle = got ? 0 : idle + 1;
+		if (!r->follow) {
+			if (!more || !short_of(r, ends) || idle > 3)
+				return 0;
 			continue;
-		if (!r->follow)
-			return 0;
+		}
+		if (more && idle <= 3)
+			continue;
+		idle = 0;
 		/* Followed to the end: all of its output kept, or its runner
 		 * gone, or nothing new for a poll (a process it left holds
 		 * the output open). */
@@ -343,6 +391,9 @@ int do_logs(struct app *a, struct logs_result *r, struct err *e)
 	capture_init(&k.cap[0], keep);
 	capture_init(&k.cap[1], keep);
 	int rc = logs_loop(a, &ws, &k, e);
+	bool closed = rc == 1;
+	if (closed)
+		rc = 0;
 	for (int i = 0; i < 2 && rc == 0; i++)
 		r->s[i].cut = capture_get(&k.cap[i], &r->s[i].data);
 	capture_free(&k.cap[0]);
@@ -352,6 +403,8 @@ int do_logs(struct app *a, struct logs_result *r, struct err *e)
 		logs_result_free(r);
 		return -1;
 	}
+	if (closed)
+		return spawn_signal_status(SIGPIPE);
 	return r->follow ? job_exit_status(&r->st) : 0;
 }
 
@@ -452,8 +505,16 @@ int do_wait(struct app *a, struct wait_result *r, struct err *e)
 	for (;;) {
 		long long left = deadline < 0 ? JOB_POLL_S * 1000LL : deadline - now_ms();
 		p.wait = left >= JOB_POLL_S * 1000LL ? JOB_POLL_S : left > 0 ? (int)(left / 1000) : 0;
-		if ((rc = job_poll(a, &ws, &p, NULL, NULL, e)) < 0)
+		/* With --timeout, a poll the workspace holds up ends by then
+		 * too, give or take the second a kill takes. */
+		p.limit = deadline < 0 ? 0 : (double)(left > 0 ? left : 0) / 1000 + 3;
+		if ((rc = job_poll(a, &ws, &p, NULL, NULL, e)) != 0) {
+			if (p.timed_out && deadline >= 0 && now_ms() >= deadline) {
+				rc = 0;
+				r->timed_out = true;
+			}
 			break;
+		}
 		r->st = p.st;
 		if (job_ended(&r->st))
 			break;

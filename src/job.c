@@ -128,10 +128,12 @@ bool job_ended(const struct job_state *st)
 void job_command_line(struct sbuf *out, char *const *argv, size_t n)
 {
 	size_t start = out->len;
-	for (size_t i = 0; i < n && out->len - start < JOB_CMD_MAX; i++) {
+	/* A byte shows as 4 at most: past JOB_CMD_MAX + 4 the rest is cut. */
+	for (size_t i = 0; i < n && out->len - start <= JOB_CMD_MAX; i++) {
 		if (i)
 			sbuf_addc(out, ' ');
-		for (const unsigned char *p = (const unsigned char *)argv[i]; *p; p++) {
+		for (const unsigned char *p = (const unsigned char *)argv[i];
+		     *p && out->len - start <= JOB_CMD_MAX; p++) {
 			if (*p == '\n')
 				sbuf_adds(out, "\\n");
 			else if (*p == '\t')
@@ -247,19 +249,21 @@ static int next_stream(const struct job_reader *r)
 	return 2;
 }
 
-/* "S START LEN MORE". */
+/* "S START LEN MORE END". */
 static int frame_line(struct job_reader *r)
 {
 	struct job_stream *s = &r->s[r->cur];
 	const char *p = r->line + 2, *end = r->line + r->fill, *f;
 	size_t n;
-	long long start, len, more;
-	if (r->fill < 2 || memcmp(r->line, "S ", 2) != 0 ||
+	long long start, len, more, send;
+	if (r->fill < 2 || memcmp(r->line, "S ", 2) != 0 || r->line[r->fill - 1] == ' ' ||
 	    !field(&p, end, &f, &n) || !digits(f, n, 18, &start) ||
 	    !field(&p, end, &f, &n) || !digits(f, n, 18, &len) ||
-	    !field(&p, end, &f, &n) || !digits(f, n, 1, &more) || more > 1 || p != end ||
+	    !field(&p, end, &f, &n) || !digits(f, n, 1, &more) || more > 1 ||
+	    !field(&p, end, &f, &n) || !digits(f, n, 18, &send) || p != end ||
 	    (unsigned long long)len > s->max)
 		return -1;
+	s->end = (unsigned long long)send;
 	s->start = (unsigned long long)start;
 	s->len = (unsigned long long)len;
 	s->more = (unsigned long long)more;
@@ -276,15 +280,17 @@ static int frame_line(struct job_reader *r)
 
 int job_reader_feed(struct job_reader *r, const char *buf, size_t n)
 {
-	while (n && !r->bad) {
+	while (n && !r->bad && !r->stopped) {
 		if (r->cur == 2) {
 			r->bad = true; /* more than was asked for */
 			break;
 		}
 		if (r->in_data) {
 			size_t take = n < r->left ? n : (size_t)r->left;
-			if (r->data && r->data(r->ctx, r->cur + 1, buf, take) < 0)
+			if (r->data && r->data(r->ctx, r->cur + 1, buf, take) < 0) {
+				r->stopped = true;
 				return -1;
+			}
 			buf += take;
 			n -= take;
 			r->left -= take;
@@ -308,7 +314,7 @@ int job_reader_feed(struct job_reader *r, const char *buf, size_t n)
 		if (frame_line(r) < 0)
 			r->bad = true;
 	}
-	return r->bad ? -1 : 0;
+	return r->bad || r->stopped ? -1 : 0;
 }
 
 bool job_reader_complete(const struct job_reader *r)

@@ -57,10 +57,11 @@ int job_signal_number(const char *s);
 const char *job_signal_name(int sig);
 
 /* The answer of SCRIPT_JOB_POLL after its first line: for each stream
- * asked for, "S START LEN MORE\n" and LEN bytes. Fed as it arrives;
+ * asked for, "S START LEN MORE END\n" and LEN bytes. Fed as it arrives;
  * bytes go to data(stream 1 or 2) as they come. */
 struct job_stream {
 	unsigned long long start, len, more; /* of the stream's frame */
+	unsigned long long end;  /* the stream's end, as the script saw it */
 	unsigned long long max;  /* the most bytes asked for (LEN above: bad) */
 	bool asked, seen;
 };
@@ -71,6 +72,7 @@ struct job_reader {
 	char line[64];
 	size_t fill;
 	bool in_data, bad;
+	bool stopped;            /* data said stop (our stdout closed) */
 	int (*data)(void *ctx, int stream, const char *buf, size_t n);
 	void *ctx;
 };

@@ -84,6 +84,7 @@ struct logs_stream {
 	struct sbuf data;          /* --json, MCP: the bytes kept, head and
 				    * tail (else they went out as they came) */
 	bool cut;                  /* the middle of data was cut */
+	bool seen;                 /* start is known */
 };
 struct logs_result {
 	const char *workspace;

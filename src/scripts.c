@@ -326,11 +326,15 @@ const char SCRIPT_SERVE[] =
  * as a command (PATH, cwd and environment the caller's): makes the job's
  * directory under the next free number and starts RUNNER there, and
  * answers "J N" once the runner said who it is (so that a job is never
- * "lost" for want of it), or "E WHY". `setsid setsid` starts it without
+ * "lost" for want of it), or "E WHY". The caller's exported variables
+ * (`export -p`) go along, to be put back before the command starts: the
+ * scripts' own variables must not change the command's environment.
+ * `setsid setsid` starts it without
  * an asynchronous list, which would have it ignore SIGINT and SIGQUIT
  * for good (a shell cannot trap them then): the first setsid leads a
  * new session, so the second one forks, and its parent returns. */
 const char SCRIPT_JOB_START[] =
+	"_sandbox_e=$(export -p)\n"
 	"P=${PATH-} Q=${PATH+1}\n"
 	SAFE_PATH
 	"b=" JOB_BASE "\n"
@@ -341,7 +345,7 @@ const char SCRIPT_JOB_START[] =
 	"[ -d \"$b\" ] || mkdir -p -m 700 \"$b\" 2>/dev/null || [ -d \"$b\" ] || no mkdir\n"
 	"n=\n"
 	"{ read -r n <\"$b/next\"; } 2>/dev/null\n"
-	"case $n in ''|*[!0-9]*|?????????*) n=1 ;; esac\n"
+	"case $n in ''|0*|*[!0-9]*|?????????*) n=1 ;; esac\n"
 	"i=0\n"
 	"while [ -e \"$b/$n\" ] || ! mkdir -m 700 \"$b/$n\" 2>/dev/null; do\n"
 	"  i=$((i + 1)) n=$((n + 1))\n"
@@ -353,7 +357,8 @@ const char SCRIPT_JOB_START[] =
 	"printf '%s\\n' \"$3\" >\"$d/start\" && printf '%s\\n' \"$4\" >\"$d/cmd\" &&\n"
 	"  mkfifo \"$d/o.p\" \"$d/e.p\" 2>/dev/null || { rm -rf \"$d\"; no mkdir; }\n"
 	"shift 4\n"
-	"setsid setsid sh -c \"$r\" sandbox-job \"$d\" \"$w\" \"$P\" \"$Q\" \"$@\" </dev/null >/dev/null 2>&1\n"
+	"setsid setsid sh -c \"$r\" sandbox-job \"$d\" \"$w\" \"$P\" \"$Q\" \"$_sandbox_e\" \"$@\"\\\n"
+	"  </dev/null >/dev/null 2>&1\n"
 	"i=0\n"
 	"while ! { read -r p q <\"$d/runner\"; } 2>/dev/null || [ -z \"$q\" ]; do\n"
 	"  i=$((i + 1))\n"
@@ -363,36 +368,45 @@ const char SCRIPT_JOB_START[] =
 	"echo \"J $n\"\n";
 
 /* The runner: sh -c SCRIPT_JOB_RUN sandbox-job DIR WRAPPER PATH HASPATH
- * CMD..., in a session of its own. Two cappers copy the command's stdout
- * and stderr (FIFOs) into chunks: dd reads at most 16 times 64 KiB,
- * writing each read as it comes (the log is live, and nothing is read
- * ahead, as BusyBox's head would); the chunk's size names the next one.
- * The first MiB and at least the last are kept: a chunk goes once the
- * next starts at least a MiB before the end. The command runs in the
- * foreground under setsid, through WRAPPER: its process group is its
- * own, the cappers are not in it (kill stops the command, and its output
- * is still all kept), and its signals are as the caller's were. */
+ * EXPORTS CMD..., in a session of its own. Two cappers copy the
+ * command's stdout and stderr (FIFOs) into chunks: dd reads at most 16
+ * times 64 KiB, appending each read as it comes (the log is live, and
+ * nothing is read ahead, as BusyBox's head would), again and again, until
+ * the chunk holds a MiB; the next is named by the offset it starts at.
+ * The first chunk and those that hold the last MiB are kept: a chunk
+ * goes once the next one starts at least a MiB before the end. The
+ * command runs in the foreground under setsid, through WRAPPER: its
+ * process group is its own, the cappers are not in it (kill stops the
+ * command, and its output is still all kept), and its signals are as the
+ * caller's were. */
 const char SCRIPT_JOB_RUN[] =
-	"d=$1 w=$2 P=$3 Q=$4\n"
-	"shift 4\n"
+	"d=$1 w=$2 P=$3 Q=$4 E=$5\n"
+	"shift 5\n"
 	SAFE_PATH
 	JOB_ST
 	"st $$ || s=0\n"
 	"echo \"$$ $s\" >\"$d/runner\"\n"
 	"cap() {\n"
-	"  c=$1 t=0 k=\n"
+	"  c=$1 t=0 s0=0 k=\n"
 	"  while :; do\n"
-	"    f=$d/$c.$t\n"
-	"    dd bs=65536 count=16 of=\"$f\" 2>/dev/null && n=$(stat -c %s \"$f\") ||\n"
+	"    f=$d/$c.$s0\n"
+	"    dd bs=65536 count=16 2>/dev/null >>\"$f\" && n=$(stat -c %s \"$f\") ||\n"
 	"      exec cat >/dev/null\n"
 	"    case $n in ''|*[!0-9]*) n=0 ;; esac\n"
-	"    if [ \"$n\" = 0 ]; then rm -f \"$f\"; return 0; fi\n"
-	"    [ $t -lt 1048576 ] || k=\"$k $t\"\n"
-	"    t=$((t + n)) g=\n"
+	"    if [ $((s0 + n)) -le $t ]; then\n"
+	"      [ \"$n\" != 0 ] || rm -f \"$f\"\n"
+	"      return 0\n"
+	"    fi\n"
+	"    t=$((s0 + n)) g=\n"
+	"    if [ $n -ge 1048576 ]; then\n"
+	"      [ $s0 = 0 ] || k=\"$k $s0\"\n"
+	"      s0=$t\n"
+	"    fi\n"
 	"    while :; do\n"
-	"      set -- $k\n"
+	"      set -- $k $s0\n"
 	"      [ $# -ge 2 ] && [ \"$2\" -le $((t - 1048576)) ] || break\n"
-	"      g=\"$g $d/$c.$1\"; shift; k=$*\n"
+	"      g=\"$g $d/$c.$1\"\n"
+	"      set -- $k; shift; k=$*\n"
 	"    done\n"
 	"    [ -z \"$g\" ] || rm -f $g\n"
 	"  done\n"
@@ -401,20 +415,22 @@ const char SCRIPT_JOB_RUN[] =
 	"j=$!\n"
 	"cap e <\"$d/e.p\" &\n"
 	"h=$!\n"
-	"setsid sh -c \"$w\" sandbox-job \"$d\" \"$P\" \"$Q\" \"$@\" >\"$d/o.p\" 2>\"$d/e.p\"\n"
+	"setsid sh -c \"$w\" sandbox-job \"$d\" \"$P\" \"$Q\" \"$E\" \"$@\" >\"$d/o.p\" 2>\"$d/e.p\"\n"
 	"echo $? >\"$d/exit\"\n"
 	"wait $j $h\n"
 	": >\"$d/done\"\n";
 
 /* The command's wrapper: sh -c SCRIPT_JOB_CMD sandbox-job DIR PATH
- * HASPATH CMD...: says who it is (it leads the job's process group), puts
- * the caller's PATH back, and becomes the command. */
+ * HASPATH EXPORTS CMD...: says who it is (it leads the job's process
+ * group), puts the caller's exported variables and PATH back, and
+ * becomes the command. */
 const char SCRIPT_JOB_CMD[] =
 	JOB_ST
 	"st $$ || s=0\n"
 	"echo \"$$ $s\" >\"$1/pid\"\n"
+	"eval \"$4\"\n"
 	"if [ \"$3\" = 1 ]; then PATH=$2; else unset PATH; fi\n"
-	"shift 3\n"
+	"shift 4\n"
 	"exec \"$@\"\n";
 
 /* What is known of job $1: refuses an unknown one. */
@@ -427,12 +443,15 @@ const char SCRIPT_JOB_CMD[] =
  * that or output past OFF_O or OFF_E (UNTIL "out", the streams whose MAX
  * is not 0) with its output all kept; then "J EXIT ALIVE DONE" (the
  * state, taken before the output so that no output of an ended job is
- * missed), and for each stream asked for, "S START LEN MORE" and LEN
- * bytes: the chunk that holds OFF (or the first after it, when OFF's is
- * gone: START says where the bytes begin), from OFF, at most MAX bytes;
- * MORE 1 when more follows them now. The chunk is held open while it is
- * read: the capper may remove it meanwhile. Only a regular file is read
- * (one that the workspace made a FIFO would never end). */
+ * missed), and for each stream asked for, "S START LEN MORE END" and LEN
+ * bytes: from the chunk that holds OFF (or the first after it, when
+ * OFF's is gone: START says where the bytes begin), from OFF, and from
+ * the chunk right after it, at most MAX bytes; END is the stream's end
+ * as seen then, MORE 1 when more follows the bytes. A chunk is held open
+ * while it is read: the capper may remove it meanwhile. Only a regular
+ * file is read (one that the workspace made a FIFO would never end;
+ * swapped in between the check and the open, the call's deadline ends
+ * it). */
 const char SCRIPT_JOB_POLL[] =
 	SAFE_PATH
 	JOB_DIR
@@ -440,50 +459,80 @@ const char SCRIPT_JOB_POLL[] =
 	"w=$2 u=$3 oo=$4 mo=$5 oe=$6 me=$7\n"
 	"case $w$oo$mo$oe$me in *[!0-9]*) echo 'E args'; exit 0 ;; esac\n"
 	/* find STREAM OFF: c the start of the chunk that holds OFF, or of
-	 * the first after it ("": none), n its size when known, y 1 when
-	 * another chunk follows it */
+	 * the first after it ("": none), n its size when known; en the end of
+	 * the stream (the last chunk's start and size). Its names, and the
+	 * other functions', are not state's: the J line comes after them. */
 	"find() {\n"
-	"  b= c= e= n=0 y=0\n"
+	"  b= c= n= lx= en=0\n"
 	"  for f in \"$d/$1\".*; do\n"
 	"    t=${f##*.}\n"
 	"    case $t in ''|*[!0-9]*|????????????????*) continue ;; esac\n"
 	"    if [ $t -le $2 ]; then\n"
 	"      if [ -z \"$b\" ] || [ $t -gt $b ]; then b=$t; fi\n"
-	"    elif [ -z \"$c\" ] || [ $t -lt $c ]; then e=$c c=$t\n"
-	"    elif [ -z \"$e\" ] || [ $t -lt $e ]; then e=$t\n"
+	"    elif [ -z \"$c\" ] || [ $t -lt $c ]; then c=$t\n"
 	"    fi\n"
+	"    if [ -z \"$lx\" ] || [ $t -gt $lx ]; then lx=$t; fi\n"
 	"  done\n"
-	"  [ -z \"$e\" ] || y=1\n"
-	"  [ -n \"$b\" ] || { n=; return 0; }\n"
+	"  [ -n \"$lx\" ] || return 0\n"
+	"  en=$(stat -c %s \"$d/$1.$lx\" 2>/dev/null) || en=0\n"
+	"  case $en in ''|*[!0-9]*) en=0 ;; esac\n"
+	"  en=$((lx + en))\n"
+	"  [ -n \"$b\" ] || return 0\n"
 	"  n=$(stat -c %s \"$d/$1.$b\" 2>/dev/null) || n=0\n"
 	"  case $n in ''|*[!0-9]*) n=0 ;; esac\n"
-	"  if [ $((b + n)) -gt $2 ]; then\n"
-	"    y=0; [ -z \"$c\" ] || y=1\n"
-	"    c=$b\n"
-	"  else n=\n"
-	"  fi\n"
+	"  if [ $((b + n)) -gt $2 ]; then c=$b; else n=; fi\n"
 	"}\n"
 	"grown() {\n"
 	"  find \"$1\" \"$2\"\n"
 	"  [ -n \"$c\" ]\n"
 	"}\n"
+	/* size F: n its size, 0 when it cannot be had */
+	"size() {\n"
+	"  n=$(stat -c %s \"$1\" 2>/dev/null) || n=0\n"
+	"  case $n in ''|*[!0-9]*) n=0 ;; esac\n"
+	"}\n"
+	/* frame STREAM OFF MAX: from the chunk c (held open as fd 3) and the
+	 * one right after it, if it is there (fd 4) */
+	"frame() {\n"
+	"  o=$2\n"
+	"  [ $c -le $o ] || o=$c\n"
+	"  l=$((c + n - o)) v=0\n"
+	"  [ $l -ge 0 ] || l=0\n"
+	"  [ $l -le $3 ] || l=$3\n"
+	"  nx=$((c + n))\n"
+	"  if [ $l -lt $3 ] && [ $((o + l)) = $nx ] && [ -f \"$d/$1.$nx\" ]; then\n"
+	"    {\n"
+	"      size \"$d/$1.$nx\"\n"
+	"      [ $n -le $(($3 - l)) ] || n=$(($3 - l))\n"
+	"      m=0; [ $((o + l + n)) -ge $en ] || m=1\n"
+	"      echo \"S $o $((l + n)) $m $en\"\n"
+	"      [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"
+	"      [ $n = 0 ] || head -c $n <&4\n"
+	"      v=1\n"
+	"    } 4<\"$d/$1.$nx\"\n"
+	"  fi\n"
+	"  [ $v = 0 ] || return 0\n"
+	"  m=0; [ $((o + l)) -ge $en ] || m=1\n"
+	"  echo \"S $o $l $m $en\"\n"
+	"  [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"
+	"}\n"
+	/* emit STREAM OFF MAX; a chunk that went between find and its open
+	 * (the capper dropped it) is looked for again */
 	"emit() {\n"
-	"  find \"$1\" \"$2\"\n"
-	"  r=0\n"
-	"  [ -z \"$c\" ] || [ ! -f \"$d/$1.$c\" ] || {\n"
-	"    if [ -z \"$n\" ]; then\n"
-	"      n=$(stat -c %s \"$d/$1.$c\") || n=0\n"
-	"      case $n in ''|*[!0-9]*) n=0 ;; esac\n"
-	"    fi\n"
-	"    o=$2\n"
-	"    [ $c -le $o ] || o=$c\n"
-	"    l=$((c + n - o)) m=$y\n"
-	"    [ $l -ge 0 ] || l=0\n"
-	"    if [ $l -gt $3 ]; then l=$3 m=1; fi\n"
-	"    echo \"S $o $l $m\"; r=1\n"
-	"    [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"
-	"  } 3<\"$d/$1.$c\" 2>/dev/null\n"
-	"  [ $r = 1 ] || echo \"S $2 0 0\"\n"
+	"  i=0 r=0\n"
+	"  while [ $r = 0 ] && [ $i -lt 3 ]; do\n"
+	"    find \"$1\" \"$2\"\n"
+	"    [ -n \"$c\" ] && [ -f \"$d/$1.$c\" ] || break\n"
+	"    {\n"
+	"      [ -n \"$n\" ] || size \"$d/$1.$c\"\n"
+	"      frame \"$1\" \"$2\" \"$3\"\n"
+	"      r=1\n"
+	"    } 3<\"$d/$1.$c\" 2>/dev/null\n"
+	"    i=$((i + 1))\n"
+	"  done\n"
+	"  [ $r = 1 ] && return 0\n"
+	"  m=0; [ $2 -ge $en ] || m=1\n"
+	"  echo \"S $2 0 $m $en\"\n"
 	"}\n"
 	"i=0\n"
 	"while :; do\n"
@@ -520,9 +569,10 @@ const char SCRIPT_JOBS[] =
 
 /* sh -c SCRIPT_JOB_KILL sh ID SIG: SIG (a number) to the job's process
  * group, once; with SIG empty, TERM, and KILL when it is still there a
- * second later. Only a group that is the job's: its leader is gone, or
- * has the start time it had (a pid of the job's means another process
- * after a restart). Answers "K sent", "K gone" (none of it is left), "K
+ * second later. Only a group that is the job's: its leader has the
+ * start time it had, or is gone while the job's runner lives (after a
+ * restart, a pid of the job's means another process; pid 1 is never
+ * one). Answers "K sent", "K gone" (none of it is left), "K
  * ended" (it had ended, and nothing of it was left) or "K alive", then the job's state as SCRIPT_JOB_POLL says it, once the
  * runner saw it end (a second at most). */
 const char SCRIPT_JOB_KILL[] =
@@ -538,8 +588,14 @@ const char SCRIPT_JOB_KILL[] =
 	"  " JOB_NAP
 	"  i=$((i + 1))\n"
 	"done\n"
-	"case $p in ''|0|*[!0-9]*) p= ;; esac\n"
-	"if [ -n \"$p\" ] && [ -e \"/proc/$p\" ] && { ! st \"$p\" || [ \"$s\" != \"$q\" ]; }; then p=; fi\n"
+	"case $p in ''|0|1|*[!0-9]*) p= ;; esac\n"
+	"u=$q\n"
+	"state\n"
+	"if [ -z \"$p\" ]; then :\n"
+	"elif [ -e \"/proc/$p\" ]; then\n"
+	"  { st \"$p\" && [ \"$s\" = \"$u\" ]; } || p=\n"
+	"elif [ $a = 0 ]; then p=\n"
+	"fi\n"
 	"w() {\n"
 	"  i=0\n"
 	"  while [ $i -lt 5 ] && kill -0 -\"$p\" 2>/dev/null; do\n"

@@ -61,6 +61,7 @@ int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const
 			return 0;
 		return err_set(e, ERR_FAILED, "cannot write the output");
 	case EXEC_TIMED_OUT:
+		out->timed_out = true;
 		return err_set(e, ERR_FAILED, "timed out after %gs; %s", rq.timeout,
 			       exec_kill_says(res.kill));
 	case EXEC_INTERRUPTED:

@@ -30,6 +30,7 @@ struct tool_out {
 	double timeout;
 	const char *cwd;
 	bool own_exec;    /* never on the channel (exec.h) */
+	bool timed_out;   /* set: the call failed for its timeout */
 };
 
 /* Runs one of our scripts (proto.h), sh -c SCRIPT sh ARGS..., in ws, with the feed on its stdin, or

@@ -100,6 +100,25 @@ test_expect_success 'logs --offset goes on from a byte; --json says where to go 
 	must_be_empty out
 '
 
+test_expect_success 'a job gets the environment exec would: the scripts own variables do not leak' '
+	sb -w "$REF" exec --env P=mine --env r=rr --env s=ss --env n=nn --background \
+		-c "echo \"\$P \$r \$s \$n\"" >id &&
+	J=$(cat id) && sb -w "$REF" wait --timeout 60 "$J" &&
+	sb -w "$REF" logs "$J" >out &&
+	cmp_text "mine rr ss nn" out
+'
+
+test_expect_success 'logs of a job that writes on ends, with what there was; logs | head ends quietly' '
+	sb -w "$REF" exec --background -- yes >id &&
+	J=$(cat id) &&
+	wait_until 30 logs_has "$J" y &&
+	timeout 120 "$SANDBOX" --engine "$ENGINE" -w "$REF" logs "$J" >out &&
+	check "output came: $(wc -c <out)" test "$(wc -c <out)" -ge 2 &&
+	{ sb -w "$REF" logs "$J" 2>err | head -c 10 >/dev/null; } &&
+	must_be_empty err &&
+	sb -w "$REF" kill "$J" >/dev/null
+'
+
 test_expect_success 'a job starts where exec would: --cwd, -e, the session' '
 	sb -w "$REF" exec --session s -c "mkdir -p /tmp/sd && cd /tmp/sd && export SV=sess" &&
 	sb -w "$REF" exec --session s --background -c "pwd; echo \$SV" >id &&
@@ -177,19 +196,19 @@ test_expect_success 'bad job numbers and signals: one line, exit 2, nothing done
 '
 
 test_expect_success 'output over the cap: the first MiB and the last are kept, on disk too' '
-	sb -w "$REF" exec --background -c "i=0; while [ \$i -lt 6000 ]; do printf \"%0999d\\n\" \$i; i=\$((i+1)); done" >id &&
+	sb -w "$REF" exec --background -c "i=0; while [ \$i -lt 12000 ]; do printf \"%0999d\\n\" \$i; i=\$((i+1)); done" >id &&
 	J=$(cat id) &&
 	sb -w "$REF" wait --timeout 60 "$J" &&
 	sb -w "$REF" logs "$J" >out 2>err &&
 	grep_file "bytes of job $J.s output were not kept" err &&
 	head -c 1000 out | grep -q "^0*0$" &&
-	tail -c 1000 out | grep -q "^0*5999$" &&
+	tail -c 1000 out | grep -q "^0*11999$" &&
 	size=$(wc -c <out) &&
-	check "between 2 MiB and 4.5 MB kept: $size" test "$size" -ge 2097152 -a "$size" -lt 4500000 &&
+	check "between 2 MiB and 6 MiB kept: $size" test "$size" -ge 2097152 -a "$size" -le 6291456 &&
 	kib=$(sb -w "$REF" exec -- du -sk "/tmp/.sandbox-jobs/$J" | cut -f1) &&
-	check "the job keeps about 4 MiB on disk at most: $kib KiB" test "$kib" -le 4200 &&
+	check "the job keeps 6 MiB on disk at most: $kib KiB" test "$kib" -le 6300 &&
 	sb -w "$REF" --json logs "$J" >out &&
-	json_check out "d[\"next_offset\"] == 6000000 and d[\"start\"] == 0 and d[\"truncated\"] == True and len(d[\"output\"]) == 1048576"
+	json_check out "d[\"next_offset\"] == 12000000 and d[\"start\"] == 0 and d[\"truncated\"] == True and len(d[\"output\"]) == 1048576"
 '
 
 test_expect_success 'a job started through sandbox mcp outlives the server' '
@@ -245,6 +264,27 @@ test_expect_success 'forged job files: refused or shown as they are, bounded, ne
 	printf abc >expect && cmp_file expect out &&
 	sb -w "$REF" logs --offset 3 79 >out &&
 	must_be_empty out
+'
+
+test_expect_success 'kill never signals a group that is not the job'"'"'s: a lost job, pid 1' '
+	cat >forge2.sh <<-\EOF &&
+	setsid sh -c "sleep 1005 & echo \$\$ >/tmp/pg"
+	d=/tmp/.sandbox-jobs
+	mkdir -p $d/90 $d/91
+	echo "$(cat /tmp/pg) 123" >$d/90/pid
+	echo "1 456" >$d/90/runner
+	echo "1 789" >$d/91/pid
+	echo "1 456" >$d/91/runner
+	EOF
+	sb -w "$REF" write /tmp/forge2.sh <forge2.sh &&
+	sb -w "$REF" exec -- sh /tmp/forge2.sh &&
+	wait_until 30 has_proc "$REF" "^sleep 1005" &&
+	sb -w "$REF" kill 90 >out &&
+	cmp_text "job 90: lost" out &&
+	sb -w "$REF" kill --signal KILL 91 >out &&
+	cmp_text "job 91: lost" out &&
+	has_proc "$REF" "^sleep 1005" &&
+	sb -w "$REF" exec -- true
 '
 
 test_expect_success 'destroy takes a workspace with running jobs' '

@@ -102,6 +102,12 @@ static void test_command_line(void)
 	ok(s.len <= JOB_CMD_MAX && ((unsigned char)s.buf[s.len - 4] & 0xc0) != 0xc0,
 	   "cut at a character's start");
 	sbuf_free(&s);
+	/* Control bytes escape to 4 each: the cut comes as soon. */
+	memset(big, '\001', 1000);
+	job_command_line(&s, one, 1);
+	ok(s.len == JOB_CMD_MAX && s.cap < 1024, "control bytes: cut at %d too, little memory (%zu)",
+	   JOB_CMD_MAX, s.cap);
+	sbuf_free(&s);
 	free(big);
 }
 
@@ -170,12 +176,13 @@ static void test_reader(void)
 {
 	struct got g = {0};
 	struct job_reader r;
-	const char both[] = "S 0 3 1\nabcS 5 2 0\n\nx";
+	const char both[] = "S 0 3 1 9\nabcS 5 2 0 7\n\nx";
 	ok(read_frames(both, sizeof(both) - 1, 10, 10, &g, &r) &&
 		   strcmp(g.s[0].buf, "abc") == 0 && memcmp(g.s[1].buf, "\nx", 2) == 0 &&
-		   r.s[0].more == 1 && r.s[1].start == 5 && r.s[1].len == 2,
+		   r.s[0].more == 1 && r.s[0].end == 9 && r.s[1].start == 5 && r.s[1].len == 2 &&
+		   r.s[1].end == 7,
 	   "two frames, bytes as they are, a newline among them");
-	const char err_only[] = "S 9 0 0\n";
+	const char err_only[] = "S 9 0 0 9\n";
 	ok(read_frames(err_only, sizeof(err_only) - 1, 0, 10, &g, &r) && r.s[1].start == 9 &&
 		   !g.s[1].len,
 	   "stderr alone, empty");
@@ -185,17 +192,20 @@ static void test_reader(void)
 		unsigned long long mo, me;
 		const char *why;
 	} bad[] = {
-		{"S 0 11 0\n01234567890", 10, 0, "more bytes than asked for"},
-		{"S 0 3 0\nabc", 10, 10, "a stream missing"},
-		{"S 0 3 0\nab", 10, 0, "cut short"},
-		{"S 0 3 0\nabcx", 10, 0, "bytes after the last frame"},
-		{"S 0 3 2\nabc", 10, 0, "a bad MORE"},
-		{"S x 3 0\nabc", 10, 0, "a bad START"},
-		{"S 0 3 0 0\nabc", 10, 0, "a field too many"},
-		{"T 0 3 0\nabc", 10, 0, "not a frame"},
+		{"S 0 11 0 11\n01234567890", 10, 0, "more bytes than asked for"},
+		{"S 0 3 0 3\nabc", 10, 10, "a stream missing"},
+		{"S 0 3 0 3\nab", 10, 0, "cut short"},
+		{"S 0 3 0 3\nabcx", 10, 0, "bytes after the last frame"},
+		{"S 0 3 2 3\nabc", 10, 0, "a bad MORE"},
+		{"S x 3 0 3\nabc", 10, 0, "a bad START"},
+		{"S 0 3 0 x\nabc", 10, 0, "a bad END"},
+		{"S 0 3 0\nabc", 10, 0, "a field missing"},
+		{"S 0 3 0 3 0\nabc", 10, 0, "a field too many"},
+		{"S 0 3 0 3 \nabc", 10, 0, "a space at the end"},
+		{"T 0 3 0 3\nabc", 10, 0, "not a frame"},
 		{"S 0 3 0000000000000000000000000000000000000000000000000000000000000000000\n", 10, 0,
 		 "an endless line"},
-		{"S 0 99999999999999999999 0\n", 10, 0, "a length beyond any"},
+		{"S 0 99999999999999999999 0 0\n", 10, 0, "a length beyond any"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++)
 		ok(!read_frames(bad[i].text, strlen(bad[i].text), bad[i].mo, bad[i].me, &g, &r),
