@@ -3,6 +3,7 @@
  * waits for their end. Each is one of the job scripts (scripts.h) run
  * in the workspace, its answer checked as hostile input (job.h): the
  * workspace can write anything into a job's files. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,13 +266,19 @@ struct logs_sink {
 	struct logs_result *r;
 	struct capture cap[2];
 	bool live;                     /* the CLI's text: out as it comes */
+	int werr;                      /* why writing it failed: an errno */
 };
 
 static int logs_data(void *ctx, int stream, const char *buf, size_t n)
 {
 	struct logs_sink *k = ctx;
-	if (k->live)
-		return spawn_write_out(1, buf, n) < 0 ? -1 : 0;
+	if (k->live) {
+		errno = 0;
+		if (spawn_write_out(1, buf, n) == 0)
+			return 0;
+		k->werr = errno;
+		return -1;
+	}
 	capture_add(&k->cap[stream - 1], buf, n);
 	return 0;
 }
@@ -339,6 +346,9 @@ static int logs_loop(struct app *a, struct ws *ws, struct logs_sink *k, struct e
 	for (int i = 0; i < 2; i++)
 		p.max[i] = r->s[i].asked ? per : 0;
 	unsigned long long ends[2] = {0, 0};
+	/* Plain logs: an honest stream keeps at most 6 MiB: polls enough for
+	 * that, twice over, and no more whatever the workspace answers. */
+	long budget = 8 + 2 * (long)((7UL << 20) / per + 1);
 	int quiet = 0, idle = 0;
 	for (bool first = true;; first = false) {
 		bool more, got;
@@ -354,7 +364,7 @@ static int logs_loop(struct app *a, struct ws *ws, struct logs_sink *k, struct e
 		p.wait = 0;
 		idle = got ? 0 : idle + 1;
 		if (!r->follow) {
-			if (!more || !short_of(r, ends) || idle > 3)
+			if (!more || !short_of(r, ends) || idle > 3 || --budget <= 0)
 				return 0;
 			continue;
 		}
@@ -391,7 +401,12 @@ int do_logs(struct app *a, struct logs_result *r, struct err *e)
 	capture_init(&k.cap[0], keep);
 	capture_init(&k.cap[1], keep);
 	int rc = logs_loop(a, &ws, &k, e);
-	bool closed = rc == 1;
+	/* Our stdout closed: quietly, as a pipe's reader that went away. */
+	bool closed = rc == 1 && k.werr == EPIPE;
+	if (rc == 1 && !closed)
+		rc = spawn_interrupted ? err_set(e, ERR_INTERRUPTED, "interrupted; job %s goes on", r->job)
+				       : err_set(e, ERR_FAILED, "cannot write the output: %s",
+						 strerror(k.werr ? k.werr : EIO));
 	if (closed)
 		rc = 0;
 	for (int i = 0; i < 2 && rc == 0; i++)
@@ -502,6 +517,7 @@ int do_wait(struct app *a, struct wait_result *r, struct err *e)
 	long long deadline = limit >= 0 ? now_ms() + (long long)(limit * 1000) : -1;
 	struct poll p = {.job = r->job, .until_end = true};
 	int rc = 0;
+	bool polled = false;   /* a poll answered: the job's state is known */
 	for (;;) {
 		long long left = deadline < 0 ? JOB_POLL_S * 1000LL : deadline - now_ms();
 		p.wait = left >= JOB_POLL_S * 1000LL ? JOB_POLL_S : left > 0 ? (int)(left / 1000) : 0;
@@ -509,13 +525,14 @@ int do_wait(struct app *a, struct wait_result *r, struct err *e)
 		 * too, give or take the second a kill takes. */
 		p.limit = deadline < 0 ? 0 : (double)(left > 0 ? left : 0) / 1000 + 3;
 		if ((rc = job_poll(a, &ws, &p, NULL, NULL, e)) != 0) {
-			if (p.timed_out && deadline >= 0 && now_ms() >= deadline) {
+			if (p.timed_out && polled && deadline >= 0 && now_ms() >= deadline) {
 				rc = 0;
 				r->timed_out = true;
 			}
 			break;
 		}
 		r->st = p.st;
+		polled = true;
 		if (job_ended(&r->st))
 			break;
 		left = deadline < 0 ? 1 : deadline - now_ms();

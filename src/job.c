@@ -261,7 +261,7 @@ static int frame_line(struct job_reader *r)
 	    !field(&p, end, &f, &n) || !digits(f, n, 18, &len) ||
 	    !field(&p, end, &f, &n) || !digits(f, n, 1, &more) || more > 1 ||
 	    !field(&p, end, &f, &n) || !digits(f, n, 18, &send) || p != end ||
-	    (unsigned long long)len > s->max)
+	    (unsigned long long)len > s->max || (len && start + len > send))
 		return -1;
 	s->end = (unsigned long long)send;
 	s->start = (unsigned long long)start;

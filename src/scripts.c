@@ -327,13 +327,16 @@ const char SCRIPT_SERVE[] =
  * directory under the next free number and starts RUNNER there, and
  * answers "J N" once the runner said who it is (so that a job is never
  * "lost" for want of it), or "E WHY". The caller's exported variables
- * (`export -p`) go along, to be put back before the command starts: the
- * scripts' own variables must not change the command's environment.
+ * (`export -p`, bash's read-only ones left out) are kept in the job's
+ * file env, to be put back before the command starts: the scripts' own
+ * variables must not change the command's environment. (A file, not an
+ * argument: an argument is at most 128 KiB, and anyone may read it.)
  * `setsid setsid` starts it without
  * an asynchronous list, which would have it ignore SIGINT and SIGQUIT
  * for good (a shell cannot trap them then): the first setsid leads a
  * new session, so the second one forks, and its parent returns. */
 const char SCRIPT_JOB_START[] =
+	"[ -z \"${BASH_VERSION-}\" ] || export -n UID EUID PPID BASHOPTS SHELLOPTS 2>/dev/null\n"
 	"_sandbox_e=$(export -p)\n"
 	"P=${PATH-} Q=${PATH+1}\n"
 	SAFE_PATH
@@ -355,10 +358,10 @@ const char SCRIPT_JOB_START[] =
 	"echo $((n + 1)) >\"$b/next\" 2>/dev/null\n"
 	"r=$1 w=$2\n"
 	"printf '%s\\n' \"$3\" >\"$d/start\" && printf '%s\\n' \"$4\" >\"$d/cmd\" &&\n"
+	"  printf '%s\\n' \"$_sandbox_e\" >\"$d/env\" &&\n"
 	"  mkfifo \"$d/o.p\" \"$d/e.p\" 2>/dev/null || { rm -rf \"$d\"; no mkdir; }\n"
 	"shift 4\n"
-	"setsid setsid sh -c \"$r\" sandbox-job \"$d\" \"$w\" \"$P\" \"$Q\" \"$_sandbox_e\" \"$@\"\\\n"
-	"  </dev/null >/dev/null 2>&1\n"
+	"setsid setsid sh -c \"$r\" sandbox-job \"$d\" \"$w\" \"$P\" \"$Q\" \"$@\" </dev/null >/dev/null 2>&1\n"
 	"i=0\n"
 	"while ! { read -r p q <\"$d/runner\"; } 2>/dev/null || [ -z \"$q\" ]; do\n"
 	"  i=$((i + 1))\n"
@@ -368,7 +371,7 @@ const char SCRIPT_JOB_START[] =
 	"echo \"J $n\"\n";
 
 /* The runner: sh -c SCRIPT_JOB_RUN sandbox-job DIR WRAPPER PATH HASPATH
- * EXPORTS CMD..., in a session of its own. Two cappers copy the
+ * CMD..., in a session of its own. Two cappers copy the
  * command's stdout and stderr (FIFOs) into chunks: dd reads at most 16
  * times 64 KiB, appending each read as it comes (the log is live, and
  * nothing is read ahead, as BusyBox's head would), again and again, until
@@ -380,8 +383,8 @@ const char SCRIPT_JOB_START[] =
  * command, and its output is still all kept), and its signals are as the
  * caller's were. */
 const char SCRIPT_JOB_RUN[] =
-	"d=$1 w=$2 P=$3 Q=$4 E=$5\n"
-	"shift 5\n"
+	"d=$1 w=$2 P=$3 Q=$4\n"
+	"shift 4\n"
 	SAFE_PATH
 	JOB_ST
 	"st $$ || s=0\n"
@@ -415,22 +418,22 @@ const char SCRIPT_JOB_RUN[] =
 	"j=$!\n"
 	"cap e <\"$d/e.p\" &\n"
 	"h=$!\n"
-	"setsid sh -c \"$w\" sandbox-job \"$d\" \"$P\" \"$Q\" \"$E\" \"$@\" >\"$d/o.p\" 2>\"$d/e.p\"\n"
+	"setsid sh -c \"$w\" sandbox-job \"$d\" \"$P\" \"$Q\" \"$@\" >\"$d/o.p\" 2>\"$d/e.p\"\n"
 	"echo $? >\"$d/exit\"\n"
 	"wait $j $h\n"
 	": >\"$d/done\"\n";
 
 /* The command's wrapper: sh -c SCRIPT_JOB_CMD sandbox-job DIR PATH
- * HASPATH EXPORTS CMD...: says who it is (it leads the job's process
- * group), puts the caller's exported variables and PATH back, and
+ * HASPATH CMD...: says who it is (it leads the job's process group),
+ * puts the caller's exported variables (DIR/env) and PATH back, and
  * becomes the command. */
 const char SCRIPT_JOB_CMD[] =
 	JOB_ST
 	"st $$ || s=0\n"
 	"echo \"$$ $s\" >\"$1/pid\"\n"
-	"eval \"$4\"\n"
+	". \"$1/env\"\n"
 	"if [ \"$3\" = 1 ]; then PATH=$2; else unset PATH; fi\n"
-	"shift 4\n"
+	"shift 3\n"
 	"exec \"$@\"\n";
 
 /* What is known of job $1: refuses an unknown one. */
@@ -522,7 +525,8 @@ const char SCRIPT_JOB_POLL[] =
 	"  i=0 r=0\n"
 	"  while [ $r = 0 ] && [ $i -lt 3 ]; do\n"
 	"    find \"$1\" \"$2\"\n"
-	"    [ -n \"$c\" ] && [ -f \"$d/$1.$c\" ] || break\n"
+	"    [ -n \"$c\" ] || break\n"
+	"    [ -f \"$d/$1.$c\" ] || { i=$((i + 1)); continue; }\n"
 	"    {\n"
 	"      [ -n \"$n\" ] || size \"$d/$1.$c\"\n"
 	"      frame \"$1\" \"$2\" \"$3\"\n"
@@ -588,7 +592,7 @@ const char SCRIPT_JOB_KILL[] =
 	"  " JOB_NAP
 	"  i=$((i + 1))\n"
 	"done\n"
-	"case $p in ''|0|1|*[!0-9]*) p= ;; esac\n"
+	"case $p in ''|0*|1|*[!0-9]*|??????????*) p= ;; esac\n"
 	"u=$q\n"
 	"state\n"
 	"if [ -z \"$p\" ]; then :\n"

@@ -108,6 +108,20 @@ test_expect_success 'a job gets the environment exec would: the scripts own vari
 	cmp_text "mine rr ss nn" out
 '
 
+test_expect_success 'a large environment, and values with quotes and newlines, reach the job' '
+	A=$(head -c 70000 /dev/zero | tr "\0" a) &&
+	sb -w "$REF" exec --env A="$A" --env B="$A" --env C="it${SQ}s \"q\"
+two" --background -c "echo \${#A} \${#B}; printf \"%s|\" \"\$C\"" >id &&
+	J=$(cat id) && sb -w "$REF" wait --timeout 60 "$J" &&
+	sb -w "$REF" logs "$J" >out &&
+	printf "70000 70000\nit${SQ}s \"q\"\ntwo|" >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" exec -- sh -c "ps 2>/dev/null; cat /proc/[0-9]*/cmdline 2>/dev/null" >procs &&
+	no_grep_file aaaaaaaaaa procs &&
+	expect_status 1 sb -w "$REF" logs "$J" >/dev/full 2>err &&
+	grep_file "cannot write the output" err
+'
+
 test_expect_success 'logs of a job that writes on ends, with what there was; logs | head ends quietly' '
 	sb -w "$REF" exec --background -- yes >id &&
 	J=$(cat id) &&

@@ -202,6 +202,7 @@ static void test_reader(void)
 		{"S 0 3 0\nabc", 10, 0, "a field missing"},
 		{"S 0 3 0 3 0\nabc", 10, 0, "a field too many"},
 		{"S 0 3 0 3 \nabc", 10, 0, "a space at the end"},
+		{"S 5 3 0 7\nabc", 10, 0, "bytes past the end it gives"},
 		{"T 0 3 0 3\nabc", 10, 0, "not a frame"},
 		{"S 0 3 0000000000000000000000000000000000000000000000000000000000000000000\n", 10, 0,
 		 "an endless line"},
