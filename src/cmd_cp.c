@@ -400,16 +400,7 @@ struct cp_in {
 static int fd_out(void *ctx, const char *buf, size_t n)
 {
 	struct cp_in *c = ctx;
-	while (n) {
-		ssize_t w = write(c->fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return write_all(c->fd, buf, n);
 }
 
 __attribute__((format(printf, 2, 3)))

@@ -126,7 +126,12 @@ struct list_ctx {
 			     * command's, which is cut anyway */
 };
 
-static int by_number(const void *x, const void *y);
+static int by_number(const void *x, const void *y)
+{
+	long a = strtol(((const struct job_row *)x)->id, NULL, 10);
+	long b = strtol(((const struct job_row *)y)->id, NULL, 10);
+	return (a > b) - (a < b);
+}
 
 /* The newest JOBS_MAX: past twice that, the lower half goes. */
 static void keep_newest(struct jobs_result *r, size_t keep)
@@ -168,12 +173,6 @@ static int list_body(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
-static int by_number(const void *x, const void *y)
-{
-	long a = strtol(((const struct job_row *)x)->id, NULL, 10);
-	long b = strtol(((const struct job_row *)y)->id, NULL, 10);
-	return (a > b) - (a < b);
-}
 
 int do_jobs(struct app *a, struct jobs_result *r, struct err *e)
 {

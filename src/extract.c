@@ -430,16 +430,9 @@ int extract_data(struct extract *x, const char *buf, size_t n, struct err *e)
 {
 	if (x->fd < 0)
 		return 0;
-	while (n > 0) {
-		ssize_t w = write(x->fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return failed(x, e, "cannot write it");
-		buf += w;
-		n -= (size_t)w;
-		x->bytes += (unsigned long long)w;
-	}
+	if (write_all(x->fd, buf, n) < 0)
+		return failed(x, e, "cannot write it");
+	x->bytes += n;
 	return 0;
 }
 

@@ -285,6 +285,34 @@ check() {
 	fi
 }
 
+# rewriting_sh REF: puts in workspace REF, as root, a /bin/sh that in
+# every argument turns the text of /tmp/rw-from into that of /tmp/rw-to,
+# then runs the real sh; answer_with sets the two. A hostile workspace
+# that forges what our scripts answer, whatever they run (BusyBox sh runs
+# its own applets whatever PATH says: rewriting the script is the way to
+# put another command in their place in every image).
+REWRITING_SH='f=$(cat /tmp/rw-from 2>/dev/null) t=$(cat /tmp/rw-to 2>/dev/null)
+n=$#
+while [ -n "$f" ] && [ "$n" -gt 0 ]; do
+	a=$1; shift; n=$((n - 1))
+	case $a in *"$f"*) a="${a%%"$f"*}$t${a#*"$f"}" ;; esac
+	set -- "$@" "$a"
+done
+exec REAL "$@"'
+rewriting_sh() {
+	# Installed by the real sh, before it is replaced.
+	printf '%s\n' "$REWRITING_SH" | eng exec -i -u 0 "$1" sh -c 'r=$(readlink -f /bin/sh)
+case $r in */busybox) real="$r sh" ;; *) real=$r ;; esac
+{ echo "#!$real"; sed "s|REAL|$real|"; } >/tmp/fake-sh &&
+chmod 755 /tmp/fake-sh && rm -f /bin/sh && cp /tmp/fake-sh /bin/sh'
+}
+# answer_with FROM TO: from now on the scripts that workspace $REF runs
+# say TO where they said FROM (written by dd, which no sh runs).
+answer_with() {
+	printf %s "$1" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-from 2>/dev/null &&
+	printf %s "$2" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-to 2>/dev/null
+}
+
 # hang_sh REF: puts /tmp/hangsh in workspace REF, a /bin/sh that hangs;
 # $SWAP_SH is shell text, for a command in REF, that copies the real sh
 # to /tmp/real/sh and puts /tmp/hangsh in its place: from then on the

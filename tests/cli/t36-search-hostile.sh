@@ -14,30 +14,6 @@ need_engine
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
-# The hostile sh: in every argument, the text of /tmp/rw-from becomes
-# that of /tmp/rw-to; then the real sh runs.
-FAKE_SH='f=$(cat /tmp/rw-from 2>/dev/null) t=$(cat /tmp/rw-to 2>/dev/null)
-n=$#
-while [ -n "$f" ] && [ "$n" -gt 0 ]; do
-	a=$1; shift; n=$((n - 1))
-	case $a in *"$f"*) a="${a%%"$f"*}$t${a#*"$f"}" ;; esac
-	set -- "$@" "$a"
-done
-exec REAL "$@"'
-
-# Installs it, as root (run by the real sh, before it is replaced).
-PLANT='r=$(readlink -f /bin/sh)
-case $r in */busybox) real="$r sh" ;; *) real=$r ;; esac
-{ echo "#!$real"; sed "s|REAL|$real|"; } >/tmp/fake-sh &&
-chmod 755 /tmp/fake-sh && rm -f /bin/sh && cp /tmp/fake-sh /bin/sh'
-
-# answer_with FROM TO: from now on the scripts say TO where they said
-# FROM (written by dd, which no sh runs).
-answer_with() {
-	printf %s "$1" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-from 2>/dev/null &&
-	printf %s "$2" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-to 2>/dev/null
-}
-
 # The peak RSS of sandbox itself (lib.sh's peak_kib); not on the
 # sanitizer leg.
 need_peak_rss
@@ -78,7 +54,7 @@ mcp() {
 test_expect_success 'setup: a workspace whose sh rewrites the scripts it runs' '
 	new_ws REF &&
 	sb -w "$REF" exec -c "mkdir -p r && echo foo >r/a.txt" &&
-	printf "%s\n" "$FAKE_SH" | eng exec -i -u 0 "$REF" sh -c "$PLANT" &&
+	rewriting_sh "$REF" &&
 	answer_with "nothing to find" "" &&
 	sb -w "$REF" grep foo >out &&
 	cmp_text r/a.txt out

@@ -176,28 +176,10 @@ test_expect_success 'into the workspace, nothing half-made is left when the inpu
 
 # --- a hostile workspace: its own tar ------------------------------------
 
-# The hostile sh (as in t36-search-hostile.sh): in every argument, the
-# text of /tmp/rw-from becomes that of /tmp/rw-to; then the real sh runs.
-# BusyBox sh runs its own tar whatever PATH says: rewriting the script's
-# tar command is the way to put another in its place in every image.
-FAKE_SH='f=$(cat /tmp/rw-from 2>/dev/null) t=$(cat /tmp/rw-to 2>/dev/null)
-n=$#
-while [ -n "$f" ] && [ "$n" -gt 0 ]; do
-	a=$1; shift; n=$((n - 1))
-	case $a in *"$f"*) a="${a%%"$f"*}$t${a#*"$f"}" ;; esac
-	set -- "$@" "$a"
-done
-exec REAL "$@"'
-PLANT='r=$(readlink -f /bin/sh)
-case $r in */busybox) real="$r sh" ;; *) real=$r ;; esac
-{ echo "#!$real"; sed "s|REAL|$real|"; } >/tmp/fake-sh &&
-chmod 755 /tmp/fake-sh && rm -f /bin/sh && cp /tmp/fake-sh /bin/sh'
-
+# The hostile sh (tests/lib.sh, rewriting_sh) rewrites the cp script's
+# tar command.
 # tar_says TEXT: from now on the cp script runs TEXT for its tar -c.
-tar_says() {
-	printf %s "tar -cf - \"\$@\"" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-from 2>/dev/null &&
-	printf %s "$1" | eng exec -i -u 0 "$REF" dd of=/tmp/rw-to 2>/dev/null
-}
+tar_says() { answer_with "tar -cf - \"\$@\"" "$1"; }
 
 # evil_tar FILE: from now on the workspace tar answers any -c with FILE.
 evil_tar() {
@@ -229,7 +211,7 @@ test_expect_success 'setup: a second workspace, for the hostile tar' '
 	REF=$REF2 &&
 	sb -w "$REF" exec true &&
 	in_ws "$REF" "printf x >victim && mkdir -p vdir" &&
-	printf %s "$FAKE_SH" | eng exec -i -u 0 "$REF" sh -c "$PLANT" &&
+	rewriting_sh "$REF" &&
 	mkdir hout
 '
 
