@@ -72,6 +72,12 @@ struct kill_opts {
 struct wait_opts {
 	const char *timeout;   /* seconds; NULL: none */
 };
+struct diff_opts {
+	bool stat, name_only;
+};
+struct apply_opts {
+	bool check, force;
+};
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
@@ -90,6 +96,8 @@ struct opts {
 	struct logs_opts logs;
 	struct kill_opts kill;
 	struct wait_opts wait;
+	struct diff_opts diff;
+	struct apply_opts apply;
 };
 void opts_free(struct opts *o);
 
@@ -150,5 +158,7 @@ int cmd_jobs(struct app *a, struct err *e);
 int cmd_logs(struct app *a, struct err *e);
 int cmd_kill(struct app *a, struct err *e);
 int cmd_wait(struct app *a, struct err *e);
+int cmd_diff(struct app *a, struct err *e);
+int cmd_apply(struct app *a, struct err *e);
 
 #endif

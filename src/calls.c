@@ -82,6 +82,8 @@ PRESENT_CLI(logs)
 PRESENT_CLI(kill)
 PRESENT_CLI(wait)
 PRESENT_CLI(cp)
+PRESENT_CLI(diff)
+PRESENT_CLI(apply)
 
 PRESENT_MCP(exec, exec_is_error(r))
 PRESENT_MCP(read, false)
@@ -92,6 +94,7 @@ PRESENT_MCP(grep, false)
 PRESENT_MCP(jobs, false)
 PRESENT_MCP(logs, false)
 PRESENT_MCP(kill, strcmp(r->outcome, "alive") == 0)
+PRESENT_MCP(diff, false)
 
 CLI_CALL(create, ref)
 CLI_CALL(start, ref)
@@ -111,6 +114,8 @@ CLI_CALL(logs, logs)
 CLI_CALL(kill, kill)
 CLI_CALL(wait, wait)
 CLI_CALL(cp, cp)
+CLI_CALL(diff, diff)
+CLI_CALL(apply, apply)
 
 MCP_CALL(exec)
 MCP_CALL(read)
@@ -121,6 +126,7 @@ MCP_CALL(grep)
 MCP_CALL(jobs)
 MCP_CALL(logs)
 MCP_CALL(kill)
+MCP_CALL(diff)
 
 /* run's workspace is removed whatever happened: when it could not be,
  * stderr says so, after the result or the error. */

@@ -18,5 +18,6 @@ int answer_grep(struct app *a, struct sbuf *res, struct err *e);
 int answer_jobs(struct app *a, struct sbuf *res, struct err *e);
 int answer_logs(struct app *a, struct sbuf *res, struct err *e);
 int answer_kill(struct app *a, struct sbuf *res, struct err *e);
+int answer_diff(struct app *a, struct sbuf *res, struct err *e);
 
 #endif

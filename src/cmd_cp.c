@@ -21,10 +21,12 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "copy.h"
 #include "extract.h"
 #include "feed.h"
 #include "results.h"
 #include "scripts.h"
+#include "sha256.h"
 #include "spawn.h"
 #include "tar.h"
 #include "tarw.h"
@@ -395,7 +397,12 @@ struct cp_in {
 	 * as the file "times"; on disk, not in memory. */
 	FILE *times;
 	bool late_link;         /* the directory being walked holds one */
+	/* create --copy: the paths left out, and where each path sent goes
+	 * as a baseline entry (copy.h's encoding); else NULL. */
+	const struct copy_excl *excl;
+	FILE *rec;
 };
+
 
 static int fd_out(void *ctx, const char *buf, size_t n)
 {
@@ -428,6 +435,18 @@ static int in_write_err(struct cp_in *c)
 	return in_fail(c, "the workspace stopped reading the stream");
 }
 
+/* A baseline entry for the path sent as name ("x" or "x/REL"). */
+static int in_record(struct cp_in *c, const char *name, char type, unsigned mode,
+		     unsigned long long size, const char *sha, const char *target)
+{
+	if (!c->rec || !name[1])
+		return 0;
+	if (fprintf(c->rec, "e%c%c%c%o%c%llu%c%s%c%s%c%s", 0, type, 0, mode & 0777, 0, size, 0,
+		    sha, 0, target, 0, name + 2) < 0 || fputc('\0', c->rec) == EOF)
+		return in_fail(c, "cannot write a temporary file: %s", strerror(errno));
+	return 0;
+}
+
 static int in_file(struct cp_in *c, int at, const char *leaf, const char *name,
 		   const char *shown, const struct stat *st)
 {
@@ -439,6 +458,8 @@ static int in_file(struct cp_in *c, int at, const char *leaf, const char *name,
 		return in_write_err(c);
 	}
 	unsigned long long left = (unsigned long long)st->st_size;
+	struct sha256 h;
+	sha256_init(&h);
 	while (left) {
 		ssize_t r = read(fd, c->buf, left < CP_BUF ? (size_t)left : CP_BUF);
 		if (r < 0 && errno == EINTR)
@@ -453,12 +474,20 @@ static int in_file(struct cp_in *c, int at, const char *leaf, const char *name,
 			close(fd);
 			return in_write_err(c);
 		}
+		if (c->rec)
+			sha256_update(&h, c->buf, (size_t)r);
 		left -= (unsigned long long)r;
 		c->bytes += (unsigned long long)r;
 	}
 	close(fd);
 	c->files++;
-	return 0;
+	if (!c->rec)
+		return 0;
+	unsigned char d[32];
+	char hex[65];
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	return in_record(c, name, 'f', st->st_mode, (unsigned long long)st->st_size, hex, "");
 }
 
 /* One entry of the host's tree: name is its name in the stream, shown
@@ -469,6 +498,8 @@ static int in_walk(struct cp_in *c, int at, const char *leaf, struct sbuf *name,
 	struct stat st;
 	if (fstatat(at, leaf, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
 		return in_fail_path(c, shown->buf, "cannot read it");
+	if (name->buf[1] && copy_excluded(c->excl, name->buf + 2, S_ISDIR(st.st_mode)))
+		return 0;
 	if (S_ISREG(st.st_mode))
 		return in_file(c, at, leaf, name->buf, shown->buf, &st);
 	if (S_ISLNK(st.st_mode)) {
@@ -482,7 +513,7 @@ static int in_walk(struct cp_in *c, int at, const char *leaf, struct sbuf *name,
 		if (target[0] == '/' || strstr(target, ".."))
 			c->late_link = true;
 		c->links++;
-		return 0;
+		return in_record(c, name->buf, 'l', 0777, 0, "", target);
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		c->skipped++;
@@ -500,8 +531,8 @@ static int in_walk(struct cp_in *c, int at, const char *leaf, struct sbuf *name,
 	int rc = 0;
 	if (tarw_entry(&c->w, name->buf, '5', st.st_mode, st.st_mtime, 0, NULL) < 0)
 		rc = in_write_err(c);
-	else
-		c->dirs++;
+	else if (c->dirs++, in_record(c, name->buf, 'd', st.st_mode, 0, "", "") < 0)
+		rc = -1;
 	size_t nlen = name->len, slen = shown->len;
 	bool outer_late = c->late_link;
 	c->late_link = false;
@@ -642,12 +673,13 @@ static int in_restream(struct cp_in *c)
 
 /* The child: writes the stream into fd, then its counts (or why it
  * failed) into st, and exits. It never returns. */
-static void in_child(int fd, int st, const char *src, bool follow)
+static void in_child(int fd, int st, const char *src, bool follow,
+		     const struct copy_excl *excl, FILE *rec)
 {
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	struct cp_in c = {.fd = fd};
+	struct cp_in c = {.fd = fd, .excl = excl, .rec = rec};
 	c.buf = xmalloc(CP_BUF);
 	tarw_init(&c.w, fd_out, &c);
 	int rc;
@@ -677,6 +709,8 @@ static void in_child(int fd, int st, const char *src, bool follow)
 	 * without it. */
 	if (rc == 0 && (tarw_entry(&c.w, "end", '0', 0600, 0, 0, NULL) < 0 || tarw_finish(&c.w) < 0))
 		rc = in_write_err(&c);
+	if (rc == 0 && rec && fflush(rec) != 0)
+		rc = in_fail(&c, "cannot write a temporary file: %s", strerror(errno));
 	close(fd);
 	FILE *f = fdopen(st, "w");
 	if (f) {
@@ -723,7 +757,7 @@ static int in_report(int st, struct cp_result *res, struct err *e)
 }
 
 static int copy_in(struct app *a, struct ws *ws, struct cp_spec *src, const char *dest,
-		   struct cp_result *res, struct err *e)
+		   const struct copy_excl *excl, FILE *rec, struct cp_result *res, struct err *e)
 {
 	const char *kind = "c", *base = "x";
 	bool follow = false;
@@ -764,7 +798,7 @@ static int copy_in(struct app *a, struct ws *ws, struct cp_spec *src, const char
 	if (pid == 0) {
 		close(data[0]);
 		close(st[0]);
-		in_child(data[1], st[1], src->stream ? NULL : src->path, follow);
+		in_child(data[1], st[1], src->stream ? NULL : src->path, follow, excl, rec);
 	}
 	close(data[1]);
 	close(st[1]);
@@ -848,7 +882,7 @@ int do_cp(struct app *a, struct cp_result *res, struct err *e)
 	if (rc == 0) {
 		for (size_t i = 0; i + 1 < n && rc == 0; i++)
 			rc = out ? copy_out(a, &ws, &s[i], dst->path, dst->stream, res, e)
-				 : copy_in(a, &ws, &s[i], dst->path, res, e);
+				 : copy_in(a, &ws, &s[i], dst->path, NULL, NULL, res, e);
 		ws_free(&ws);
 	}
 	res->workspace = a->ws_name;
@@ -867,4 +901,16 @@ void cp_result_free(struct cp_result *r)
 {
 	free(r->first_skipped);
 	r->first_skipped = NULL;
+}
+
+int cp_seed(struct app *a, struct ws *ws, const char *dir, const char *dest,
+	    const struct copy_excl *excl, FILE *rec, struct cp_result *res, struct err *e)
+{
+	*res = (struct cp_result){0};
+	struct cp_spec src = {.arg = dir, .path = xasprintf("%s/.", dir)};
+	int rc = copy_in(a, ws, &src, dest, excl, rec, res, e);
+	free(src.path);
+	if (rc < 0)
+		cp_result_free(res);
+	return rc;
 }

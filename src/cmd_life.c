@@ -167,6 +167,8 @@ static int remove_listed(struct app *a, const struct strvec *ids, struct removed
 	sbuf_free(&out);
 	for (size_t i = 0; i < r->names.n; i++)
 		ws_forget(a, r->names.v[i]);
+	for (size_t i = 0; rc == 0 && i < ids->n; i++)
+		copy_forget(ids->v[i]);
 	return rc;
 }
 

@@ -41,6 +41,8 @@ void cfg_free(struct cfg *c)
 	free(c->cpus);
 	free(c->user);
 	strvec_clear(&c->env);
+	free(c->copy);
+	strvec_clear(&c->excludes);
 	free(c->setup);
 	free(c->name);
 	memset(c, 0, sizeof(*c));
@@ -153,6 +155,23 @@ static int add_mount(struct cfg *c, const char *v, struct err *e)
 	return rc;
 }
 
+/* The tree create --copy copies: a directory, resolved here against the
+ * caller's directory. */
+static int set_copy(struct cfg *c, const char *v, struct err *e)
+{
+	struct stat st;
+	char *abs = *v && !has_control(v) ? realpath(v, NULL) : NULL;
+	if (!abs)
+		return err_set(e, ERR_USAGE, "copy '%s': %s", v, *v && !has_control(v) ? strerror(errno) : "expected a directory");
+	if (stat(abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(abs);
+		return err_set(e, ERR_USAGE, "copy '%s': not a directory", v);
+	}
+	free(c->copy);
+	c->copy = abs;
+	return 0;
+}
+
 int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *e)
 {
 	size_t n = strlen(name);
@@ -241,6 +260,12 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_seconds(v, &d) || d < 1 || d > 86400)
 			return err_set(e, ERR_USAGE, "engine_timeout '%s': expected seconds from 1 to 86400", v);
 		c->engine_timeout = d;
+	} else if (strcmp(key, "copy") == 0) {
+		return set_copy(c, v, e);
+	} else if (strcmp(key, "exclude") == 0) {
+		if (!*v || has_control(v) || v[0] == '!')
+			return err_set(e, ERR_USAGE, "exclude '%s': expected a glob pattern, without control characters or a leading '!'", v);
+		strvec_push(&c->excludes, v);
 	} else {
 		return err_set(e, ERR_CONFIG, "unknown key '%s'", key);
 	}

@@ -47,6 +47,8 @@ struct cfg {
 	double timeout;     /* seconds; 0: none */
 	long max_output;    /* bytes per stream kept in JSON */
 	double engine_timeout; /* seconds an engine call of our own may take */
+	char *copy;         /* create --copy: DIR, absolute; NULL: none */
+	struct strvec excludes; /* --exclude patterns, in order */
 };
 
 void cfg_init(struct cfg *c);

@@ -45,12 +45,19 @@ void feed_init_buf(struct feed *f, const char *buf, size_t len)
 	f->src_size = f->src_left = len;
 }
 
+void feed_init_buf_raw(struct feed *f, const char *buf, size_t len)
+{
+	feed_init_buf(f, buf, len);
+	f->raw = true;
+}
+
 void feed_rewind(struct feed *f)
 {
 	if (f->buf) {
-		bool hashing = f->hashing;
+		bool hashing = f->hashing, raw = f->raw;
 		feed_init_buf(f, f->buf, f->buflen);
 		f->hashing = hashing;
+		f->raw = raw;
 	}
 }
 
@@ -122,7 +129,10 @@ bool feed_ready(struct feed *f)
 	if (f->ended || f->src_errno)
 		return false;
 	if (f->raw) {
-		if (f->nstage) {
+		if (f->buf && f->src_left) {
+			payload(f, f->buf, (size_t)f->src_left);
+			f->src_left = 0;
+		} else if (f->nstage) {
 			payload(f, f->stage, f->nstage);
 			f->nstage = 0;
 		} else if (f->src_eof || (f->src_sized && !f->src_left)) {

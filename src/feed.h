@@ -43,6 +43,8 @@ void feed_init_buf(struct feed *f, const char *buf, size_t len);
 /* The bytes of fd as they are, no frames, until its end (or, for a
  * regular file, its size when this was called): exec's stdin. */
 void feed_init_raw(struct feed *f, int fd);
+/* The bytes of buf as they are, no frames. */
+void feed_init_buf_raw(struct feed *f, const char *buf, size_t len);
 void feed_free(struct feed *f);
 /* A buffer source starts again from its first byte, to be sent anew. */
 void feed_rewind(struct feed *f);

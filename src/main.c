@@ -255,6 +255,9 @@ int main(int argc, char **argv)
 	if (status < 0) {
 		report(&a, &e);
 		status = err_exit_status(e.kind);
+		/* As diff(1): 1 says something changed; trouble is 2. */
+		if (status == 1 && p.cmd && p.cmd->id == C_DIFF)
+			status = 2;
 		if (e.kind == ERR_INTERRUPTED && spawn_interrupted)
 			status = spawn_interrupted_status();
 	}

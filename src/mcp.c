@@ -466,8 +466,9 @@ static void initialize(const char *id, const struct jv *params)
 	json_obj_close(&j);
 	json_key(&j, "instructions");
 	json_str(&j, "An isolated container to work in. exec runs shell commands; read, write, "
-		     "edit, glob and grep work on its files. Paths are container paths; relative "
-		     "ones start at the workspace directory.");
+		     "edit, glob and grep work on its files; in a copy of a project, diff shows what "
+		     "changed since the copy. Paths are container paths; relative ones start at the "
+		     "workspace directory.");
 	json_obj_close(&j);
 	reply(id, &j.out);
 	sbuf_free(&j.out);

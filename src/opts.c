@@ -132,6 +132,22 @@ static const struct command commands[] = {
 	 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
 	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
 	 "entry is written outside DEST, and no file half-written.\n", NULL, false, false, NULL},
+	{C_DIFF, "diff", cmd_diff, answer_diff, "diff [PATH...] [--stat] [--name-only]",
+	 "Show what changed in a copy workspace (create --copy DIR) since the copy,\n"
+	 "or since the last apply: unified diffs of text files, as git diff prints\n"
+	 "them, and added, deleted, binary, mode and link changes. Exit 0 when\n"
+	 "nothing changed, 1 when something did, 2 or 255 on trouble.\n",
+	 "Show what changed in the workspace since its copy was made (or since the last "
+	 "apply): a unified diff per changed file (git style: new, deleted, mode and "
+	 "symlink changes; binary files named), limited to path when given. Review your "
+	 "own work with it before you say you are done.",
+	 false, false, NULL},
+	{C_APPLY, "apply", cmd_apply, NULL, "apply [PATH...] [--check] [--force]",
+	 "Write a copy workspace's changes into DIR, the directory it was copied\n"
+	 "from: each file through a temporary name renamed into place, deletions,\n"
+	 "modes, links. A path that changed in DIR since the copy is a conflict:\n"
+	 "nothing is written unless --force. Then diff starts from here.\n",
+	 NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
@@ -178,6 +194,10 @@ static const struct opt opts[] = {
 	 .help = "run once after creation; failure removes it"},
 	{O_KEY, "name", 0, NULL, C_NEW, 0, OT_TEXT, .key = "name", .metavar = "NAME",
 	 .help = "the new workspace's name"},
+	{O_KEY, "copy", 0, NULL, C_NEW, 0, OT_TEXT, .key = "copy", .metavar = "DIR",
+	 .help = "copy DIR's tree into the workdir, for diff and apply"},
+	{O_KEY, "exclude", 0, NULL, C_NEW, 0, OT_TEXT, .key = "exclude", .metavar = "PATTERN",
+	 .help = "with --copy, leave out what matches (repeatable)"},
 	{O_KEY, "env", 'e', "env", C_NEW | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
 	 .metavar = "K=V", .help = "an environment variable (repeatable)",
 	 .desc = "Environment variables for this command; like an export, the session keeps them."},
@@ -333,6 +353,19 @@ static const struct opt opts[] = {
 	 .at = OPT_AT(kill.signal)},
 	{O_WAIT_TIMEOUT, "timeout", 0, NULL, CMD(C_WAIT), 0, OT_TEXT, .metavar = "SECONDS",
 	 .help = "give up after this (exit 124); the job goes on", .at = OPT_AT(wait.timeout)},
+
+	/* Copy workspaces. */
+	{O_ARG, NULL, 0, "path", CMD(C_DIFF) | CMD(C_APPLY), CMD(C_DIFF), OT_TEXT, 1, 0, .metavar = "PATH",
+	 .desc = "Only this file or directory, relative to the workspace directory (default: all)."},
+	{O_STAT, "stat", 0, NULL, CMD(C_DIFF), 0, OT_FLAG,
+	 .help = "a line per changed path and its counts, not the diff", .at = OPT_AT(diff.stat)},
+	{O_NAME_ONLY, "name-only", 0, NULL, CMD(C_DIFF), 0, OT_FLAG,
+	 .help = "the changed paths only", .at = OPT_AT(diff.name_only)},
+	{O_CHECK, "check", 0, NULL, CMD(C_APPLY), 0, OT_FLAG,
+	 .help = "say what would be done and exit 1 on conflicts; write nothing",
+	 .at = OPT_AT(apply.check)},
+	{O_FORCE, "force", 0, NULL, CMD(C_APPLY), 0, OT_FLAG,
+	 .help = "write over conflicts too", .at = OPT_AT(apply.force)},
 };
 
 const struct command *cmd_table(size_t *n)

@@ -171,6 +171,44 @@ struct cp_result {
 	char *first_skipped;     /* the first of them, shown; owned */
 };
 
+/* diff, apply: one path that changed since the copy (or the last apply). */
+struct copy_entry;
+struct copy_change {
+	char *path;              /* owned */
+	char kind;               /* 'A' added, 'D' deleted, 'M' its content
+				  * or target, 'm' its mode only, 'T' its type */
+	char old_type, new_type; /* 'f', 'd', 'l'; 0: none on that side */
+	unsigned old_mode, new_mode;
+	bool binary;             /* its diff names it only */
+	bool conflict;           /* DIR's path changed since the copy too */
+	bool refused;            /* apply: a link or a file of DIR on its way */
+	const char *why;         /* apply: of a conflict or refusal */
+	bool noop;               /* apply: DIR has it already */
+	bool kept;               /* apply: a directory left, not empty in DIR */
+	bool done;               /* apply: written */
+	long long insertions, deletions;
+	struct sbuf text;        /* diff: its part of the diff; owned */
+	/* While the command runs: its sides, and the new side's index. */
+	const struct copy_entry *old, *now;
+	size_t now_index;
+};
+struct diff_result {
+	const char *workspace;
+	char *dir;               /* DIR; owned */
+	struct copy_change *v;   /* owned */
+	size_t n;
+	bool stat, name_only;
+};
+struct apply_result {
+	const char *workspace;
+	char *dir;               /* owned */
+	struct copy_change *v;   /* owned */
+	size_t n;
+	size_t conflicts, refused;
+	bool check, force;
+	bool applied;            /* written (not --check, nothing in the way) */
+};
+
 /* The do-functions: the exit status with res filled (to free with its
  * _free), or -1 with e set and nothing to free. The status is 0; glob
  * and grep's is 1 when nothing matches, exec and run's the command's.
@@ -206,6 +244,17 @@ int do_wait(struct app *a, struct wait_result *res, struct err *e);
 /* Copies each source to the destination; a tar stream to stdout when
  * that is "-" (its result says so). */
 int do_cp(struct app *a, struct cp_result *res, struct err *e);
+/* create --copy's copy: DIR's tree, less the paths excl leaves out,
+ * into dest in the workspace; each path sent as a baseline entry
+ * (copy.h) into rec. */
+struct copy_excl;
+int cp_seed(struct app *a, struct ws *ws, const char *dir, const char *dest,
+	    const struct copy_excl *excl, FILE *rec, struct cp_result *res, struct err *e);
+/* Status 1 when something changed. */
+int do_diff(struct app *a, struct diff_result *res, struct err *e);
+/* Status 1 when conflicts (without --force) or refusals stopped it. */
+int do_apply(struct app *a, struct apply_result *res, struct err *e);
+void copy_changes_free(struct copy_change *v, size_t n);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -222,6 +271,8 @@ void logs_result_free(struct logs_result *r);
 void kill_result_free(struct kill_result *r); /* owns nothing */
 void wait_result_free(struct wait_result *r); /* owns nothing */
 void cp_result_free(struct cp_result *r);
+void diff_result_free(struct diff_result *r);
+void apply_result_free(struct apply_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -246,6 +297,8 @@ void logs_text(FILE *out, FILE *err, const struct logs_result *r);
 void kill_text(FILE *out, FILE *err, const struct kill_result *r);
 void wait_text(FILE *out, FILE *err, const struct wait_result *r);
 void cp_text(FILE *out, FILE *err, const struct cp_result *r);
+void diff_text(FILE *out, FILE *err, const struct diff_result *r);
+void apply_text(FILE *out, FILE *err, const struct apply_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -263,12 +316,15 @@ void logs_tree(struct jv *t, const struct logs_result *r);
 void kill_tree(struct jv *t, const struct kill_result *r);
 void wait_tree(struct jv *t, const struct wait_result *r);
 void cp_tree(struct jv *t, const struct cp_result *r);
+void diff_tree(struct jv *t, const struct diff_result *r);
+void apply_tree(struct jv *t, const struct apply_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);
 void read_model(struct sbuf *out, const struct read_result *r);
 void write_model(struct sbuf *out, const struct write_result *r);
 void edit_model(struct sbuf *out, const struct edit_result *r);
+void diff_model(struct sbuf *out, const struct diff_result *r);
 void glob_model(struct sbuf *out, const struct glob_result *r);
 void grep_model(struct sbuf *out, const struct grep_result *r);
 void jobs_model(struct sbuf *out, const struct jobs_result *r);

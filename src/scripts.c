@@ -695,3 +695,29 @@ const char SCRIPT_CP_IN[] =
 	"fi\n"
 	"rm -rf \"$t\"\n"
 	"echo OK\n";
+
+/* The names to prune become find's ( -name A -o -name B ) -prune -o. */
+const char SCRIPT_MANIFEST[] =
+	SAFE_PATH
+	"cd \"$1\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
+	"shift; n=$#\n"
+	"for p; do\n"
+	"  if [ $n -eq $# ]; then set -- \"$@\" '('; else set -- \"$@\" -o; fi\n"
+	"  set -- \"$@\" -name \"$p\"\n"
+	"done\n"
+	"if [ $n -gt 0 ]; then set -- \"$@\" ')' -prune -o; fi\n"
+	"shift $n\n"
+	"echo OK\n"
+	"find . -xdev \"$@\" -print0 2>/dev/null\n"
+	"printf '\\000'\n"
+	"find . -xdev \"$@\" -print0 2>/dev/null | xargs -0 -r stat -c '%f %s %n' 2>/dev/null\n"
+	"echo --\n"
+	"find . -xdev \"$@\" -type f -print0 2>/dev/null | xargs -0 -r sha256sum 2>/dev/null\n"
+	"exit 0\n";
+
+const char SCRIPT_PACK[] =
+	SAFE_PATH
+	"cd \"$1\" 2>/dev/null || { echo 'E denied'; cat >/dev/null; exit 0; }\n"
+	"echo OK\n"
+	"xargs -0 -r tar -cf - --no-recursion 2>/dev/null | dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	"exit 0\n";

@@ -111,4 +111,13 @@ extern const char SCRIPT_CP_OUT[];
  * for one of its directories. "OK", or "E WHY [NAME]". */
 extern const char SCRIPT_CP_IN[];
 
+/* diff and apply (copy.h): sh -c SCRIPT_MANIFEST sh DIR [NAME...]:
+ * "OK", then every path under DIR (but the names NAME, which find
+ * prunes) NUL-ended, an empty one, "MODE SIZE ./PATH" lines (stat %f
+ * %s %n), a line "--", and "SHA256  ./PATH" lines for regular files. */
+extern const char SCRIPT_MANIFEST[];
+/* sh -c SCRIPT_PACK sh DIR: "OK", then a tar stream of the paths that
+ * stdin names ("./PATH", NUL-ended), each without what is in it. */
+extern const char SCRIPT_PACK[];
+
 #endif

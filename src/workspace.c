@@ -266,7 +266,10 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	char *ids[] = {(char *)ref};
 	bool gone = false; /* already: no error */
 	engine_rm_argv(&argv, a->engine, ids, 1);
-	return ws_engine_call(a, &argv, NULL, "cannot remove the workspace", ERR_FAILED, &gone, e);
+	if (ws_engine_call(a, &argv, NULL, "cannot remove the workspace", ERR_FAILED, &gone, e) < 0)
+		return -1;
+	copy_forget(ref); /* a copy's baseline, when ref is its ID */
+	return 0;
 }
 
 static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
@@ -350,7 +353,12 @@ int ws_create(struct app *a, struct ws *ws, struct err *e)
 	const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
 	ws->workdir = xstrdup(a->cfg.workdir);
+	if (a->cfg.copy && copy_seed(a, ws, e) < 0) {
+		remove_if_ours(a, ws->id, nonce);
+		goto done;
+	}
 	if (a->cfg.setup && run_setup(a, ws, e) < 0) {
+		copy_forget(ws->id);
 		remove_if_ours(a, ws->id, nonce);
 		goto done;
 	}

@@ -41,6 +41,12 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 int ws_create(struct app *a, struct ws *ws, struct err *e);
 /* Removes by name or ID; a container that is already gone is fine. */
 int ws_remove(struct app *a, const char *ref, struct err *e);
+
+/* create --copy (cmd_copy.c): copies a->cfg.copy into the new
+ * workspace's workdir and keeps its baseline; copy_forget drops the
+ * baseline of a container ID. */
+int copy_seed(struct app *a, struct ws *ws, struct err *e);
+void copy_forget(const char *id);
 void ws_forget(struct app *a, const char *name);
 
 /* The workspace a command acts on: a->ws_pin, -w or SANDBOX_WORKSPACE, or

@@ -50,7 +50,7 @@ if [ "$ENGINE" = podman ]; then
 	export CONTAINERS_CONF
 fi
 # Nothing of the caller's may choose a workspace or a config for us.
-unset SANDBOX_WORKSPACE SANDBOX_CONFIG XDG_CACHE_HOME XDG_CONFIG_HOME
+unset SANDBOX_WORKSPACE SANDBOX_CONFIG XDG_CACHE_HOME XDG_CONFIG_HOME XDG_STATE_HOME
 export LC_ALL=C
 export ENGINE IMAGE SANDBOX_BIN
 
@@ -65,6 +65,9 @@ cd "$TRASH" || exit 1
 # writes the caller's store, however the file is run.
 XDG_CONFIG_HOME=$TRASH/.config
 export XDG_CONFIG_HOME
+# Where copy workspaces keep their baselines: the file's own too.
+XDG_STATE_HOME=$TRASH/.state
+export XDG_STATE_HOME
 
 # Prefix of the names the file gives containers: unique, and the cleanup's
 # handle on containers without our label.

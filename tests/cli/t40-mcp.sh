@@ -84,12 +84,12 @@ test_expect_success 'no tool call: no workspace is made, and the end of input en
 	must_be_empty out.err
 '
 
-test_expect_success 'tools/list: the nine tools, each with a description and a strict schema' '
+test_expect_success 'tools/list: the ten tools, each with a description and a strict schema' '
 	printf "init\n> {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tools/list\"}\n<\n" | mcp out --image "$IMAGE" &&
-	answer out 2 "[t[\"name\"] for t in d[\"result\"][\"tools\"]] == [\"exec\", \"read\", \"write\", \"edit\", \"glob\", \"grep\", \"job_list\", \"job_output\", \"job_kill\"]" &&
+	answer out 2 "[t[\"name\"] for t in d[\"result\"][\"tools\"]] == [\"exec\", \"read\", \"write\", \"edit\", \"glob\", \"grep\", \"job_list\", \"job_output\", \"job_kill\", \"diff\"]" &&
 	answer out 2 "all(len(t[\"description\"]) > 80 and t[\"inputSchema\"][\"type\"] == \"object\" and t[\"inputSchema\"][\"additionalProperties\"] is False for t in d[\"result\"][\"tools\"])" &&
-	answer out 2 "{t[\"name\"]: t[\"inputSchema\"][\"required\"] for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\"], \"read\": [\"path\"], \"write\": [\"path\", \"content\"], \"edit\": [\"path\", \"old_text\", \"new_text\"], \"glob\": [\"pattern\"], \"grep\": [\"pattern\"], \"job_list\": [], \"job_output\": [\"job\"], \"job_kill\": [\"job\"]}" &&
-	answer out 2 "{t[\"name\"]: sorted(t[\"inputSchema\"][\"properties\"]) for t in d[\"result\"][\"tools\"]} == {\"job_list\": [], \"job_output\": [\"job\", \"offset\", \"stderr_offset\", \"wait\"], \"job_kill\": [\"job\", \"signal\"], \"exec\": [\"background\", \"command\", \"cwd\", \"env\", \"reset\", \"session\", \"timeout\"], \"read\": [\"limit\", \"offset\", \"path\"], \"write\": [\"content\", \"path\"], \"edit\": [\"expect_sha256\", \"new_text\", \"old_text\", \"path\", \"replace_all\"], \"glob\": [\"limit\", \"path\", \"pattern\"], \"grep\": [\"case_insensitive\", \"context\", \"glob\", \"limit\", \"output_mode\", \"path\", \"pattern\"]}" &&
+	answer out 2 "{t[\"name\"]: t[\"inputSchema\"][\"required\"] for t in d[\"result\"][\"tools\"]} == {\"exec\": [\"command\"], \"read\": [\"path\"], \"write\": [\"path\", \"content\"], \"edit\": [\"path\", \"old_text\", \"new_text\"], \"glob\": [\"pattern\"], \"grep\": [\"pattern\"], \"job_list\": [], \"job_output\": [\"job\"], \"job_kill\": [\"job\"], \"diff\": []}" &&
+	answer out 2 "{t[\"name\"]: sorted(t[\"inputSchema\"][\"properties\"]) for t in d[\"result\"][\"tools\"]} == {\"diff\": [\"path\"], \"job_list\": [], \"job_output\": [\"job\", \"offset\", \"stderr_offset\", \"wait\"], \"job_kill\": [\"job\", \"signal\"], \"exec\": [\"background\", \"command\", \"cwd\", \"env\", \"reset\", \"session\", \"timeout\"], \"read\": [\"limit\", \"offset\", \"path\"], \"write\": [\"content\", \"path\"], \"edit\": [\"expect_sha256\", \"new_text\", \"old_text\", \"path\", \"replace_all\"], \"glob\": [\"limit\", \"path\", \"pattern\"], \"grep\": [\"case_insensitive\", \"context\", \"glob\", \"limit\", \"output_mode\", \"path\", \"pattern\"]}" &&
 	answer out 2 "[t for t in d[\"result\"][\"tools\"] if t[\"name\"] == \"grep\"][0][\"inputSchema\"][\"properties\"][\"output_mode\"][\"enum\"] == [\"files\", \"content\", \"count\"]"
 '
 
@@ -433,7 +433,7 @@ test_expect_success 'a ping or tools/list is answered at once, also when it came
 	mcp out --image "$IMAGE" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p1\", \"result\": {}}" &&
 	answer out 3 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p2\", \"result\": {}}" &&
-	answer out 4 "d[\"id\"] == \"l\" and len(d[\"result\"][\"tools\"]) == 9" &&
+	answer out 4 "d[\"id\"] == \"l\" and len(d[\"result\"][\"tools\"]) == 10" &&
 	answer out 5 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0" &&
 	test "$(wc -l <out)" = 6
 '

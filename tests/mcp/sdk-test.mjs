@@ -172,6 +172,7 @@ const expectedTools = {
 	job_output: { props: ["job", "offset", "stderr_offset", "wait"], required: ["job"] },
 	job_kill: { props: ["job", "signal"], required: ["job"] },
 	job_list: { props: [], required: [] },
+	diff: { props: ["path"], required: [] },
 	read: { props: ["path", "offset", "limit"], required: ["path"] },
 	write: { props: ["path", "content"], required: ["path", "content"] },
 	edit: {
@@ -204,7 +205,7 @@ await test("connect: initialize, and the server calls itself sandbox", async () 
 	assert.ok(!/workspace/.test(stderrText), `a workspace before any call: ${stderrText}`);
 });
 
-await test("listTools: exactly the nine tools, their properties and required fields", async () => {
+await test("listTools: exactly the ten tools, their properties and required fields", async () => {
 	const { tools } = await client.listTools();
 	const names = tools.map((t) => t.name).sort();
 	assert.deepEqual(names, Object.keys(expectedTools).sort());

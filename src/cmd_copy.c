@@ -1,0 +1,1077 @@
+/* cmd_copy.c: copy workspaces. create --copy DIR puts DIR's tree in the
+ * workdir and keeps its baseline on the host (copy.h); diff shows what
+ * the workspace changed since; apply writes those changes into DIR.
+ *
+ * What the workspace holds now comes in two calls: SCRIPT_MANIFEST lists
+ * every path with its mode, size and (for files) SHA-256; the paths
+ * whose hash differs from the baseline's, every link, and every path
+ * the listing was unsure of, then travel whole as a tar stream
+ * (SCRIPT_PACK), read with tar.h and hashed here. DIR is only ever
+ * touched through descriptors opened one component at a time without
+ * following links, so nothing is read or written outside it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "copy.h"
+#include "diff.h"
+#include "feed.h"
+#include "results.h"
+#include "scripts.h"
+#include "sha256.h"
+#include "tar.h"
+#include "tools.h"
+#include "workspace.h"
+
+/* A file's bytes kept to show its diff; a larger one is "too large". */
+#define SHOW_MAX ((size_t)8 << 20)
+/* All the bytes kept at once to show diffs. */
+#define SHOW_TOTAL_MAX ((size_t)256 << 20)
+#define READ_BUF 65536
+
+/* ---- create --copy ---- */
+
+/* The patterns: the config's, then DIR/.sandboxignore's. */
+static int patterns(const struct cfg *c, const char *dir, struct strvec *out, struct err *e)
+{
+	for (size_t i = 0; i < c->excludes.n; i++)
+		strvec_push(out, c->excludes.v[i]);
+	char *path = xasprintf("%s/.sandboxignore", dir);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int rc = 0;
+	struct stat st;
+	if (fd < 0) {
+		if (errno != ENOENT)
+			rc = err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
+	} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > COPY_IGNORE_MAX) {
+		rc = err_set(e, ERR_USAGE, "%s: not a regular file of at most 1 MiB", path);
+	} else {
+		char *buf = xmalloc((size_t)st.st_size + 1);
+		ssize_t n = read(fd, buf, (size_t)st.st_size);
+		if (n < 0)
+			rc = err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
+		else
+			rc = copy_ignore_parse(buf, (size_t)n, path, out, e);
+		free(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}
+
+/* The child's records (copy.h's entry encoding) behind a header, as
+ * one baseline. */
+static int base_from_records(FILE *rec, const char *dir, const struct strvec *pats,
+			     struct copy_base *b, struct err *e)
+{
+	struct copy_base head = {.dir = (char *)dir, .excludes = *pats};
+	struct sbuf data = {0};
+	copy_base_encode(&data, &head);
+	char buf[READ_BUF];
+	size_t n;
+	rewind(rec);
+	while ((n = fread(buf, 1, sizeof(buf), rec)) > 0)
+		sbuf_add(&data, buf, n);
+	int rc = ferror(rec) ? err_set(e, ERR_FAILED, "cannot read a temporary file")
+			     : copy_base_decode(data.buf, data.len, b, e);
+	sbuf_free(&data);
+	return rc;
+}
+
+int copy_seed(struct app *a, struct ws *ws, struct err *e)
+{
+	const char *dir = a->cfg.copy;
+	char *path = copy_base_path(ws->id, true);
+	if (!path)
+		return err_set(e, ERR_FAILED, "--copy needs HOME or XDG_STATE_HOME, to keep the copy's baseline");
+	struct strvec pats = {0};
+	struct copy_excl x = {0};
+	struct copy_base b = {0};
+	struct cp_result res = {0};
+	FILE *rec = NULL;
+	int rc = -1;
+	if (patterns(&a->cfg, dir, &pats, e) < 0 || copy_excl_init(&x, &pats, e) < 0)
+		goto out;
+	if (!(rec = tmpfile())) {
+		err_set(e, ERR_FAILED, "cannot make a temporary file: %s", strerror(errno));
+		goto out;
+	}
+	if (cp_seed(a, ws, dir, ws->workdir ? ws->workdir : ".", &x, rec, &res, e) < 0)
+		goto out;
+	if (base_from_records(rec, dir, &pats, &b, e) < 0 || copy_base_save(path, &b, e) < 0)
+		goto out;
+	if (res.skipped && !a->json)
+		fprintf(stderr, "sandbox: create: %llu file%s of DIR not copied (devices, FIFOs or sockets)\n",
+			res.skipped, res.skipped == 1 ? "" : "s");
+	rc = 0;
+out:
+	if (rec)
+		fclose(rec);
+	cp_result_free(&res);
+	copy_base_free(&b);
+	copy_excl_free(&x);
+	strvec_clear(&pats);
+	free(path);
+	return rc;
+}
+
+void copy_forget(const char *id)
+{
+	char *path = copy_base_path(id, false);
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+/* ---- DIR, one component at a time ---- */
+
+/* The directory that holds rel, opened from root without following a
+ * link; its last part in *leaf. -1 with errno: ENOENT (a part missing),
+ * ELOOP or ENOTDIR (a link or a file on the way). mk: make missing
+ * directories (0755). */
+static int open_parent(int root, const char *rel, const char **leaf, bool mk)
+{
+	int fd = dup(root);
+	const char *s = rel;
+	char part[COPY_PATH_MAX + 1];
+	for (const char *slash; fd >= 0 && (slash = strchr(s, '/')); s = slash + 1) {
+		size_t n = (size_t)(slash - s);
+		memcpy(part, s, n);
+		part[n] = '\0';
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mk && mkdirat(fd, part, 0755) == 0)
+			next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		fd = next;
+	}
+	*leaf = s;
+	return fd;
+}
+
+/* What DIR holds at rel now: *st->type 0 when nothing. A file's bytes
+ * go into keep (at most SHOW_MAX; *cut when there were more) when keep
+ * is not NULL. -1 with errno when it cannot be read; ELOOP/ENOTDIR
+ * when the way to it is not plain directories. */
+static int dir_state(int root, const char *rel, struct copy_entry *st, struct sbuf *keep,
+		     bool *cut)
+{
+	*st = (struct copy_entry){0};
+	const char *leaf;
+	int pfd = open_parent(root, rel, &leaf, false);
+	if (pfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	struct stat sb;
+	int rc = 0;
+	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT ? 0 : -1;
+		goto out;
+	}
+	st->mode = sb.st_mode & 0777;
+	if (S_ISDIR(sb.st_mode)) {
+		st->type = 'd';
+	} else if (S_ISLNK(sb.st_mode)) {
+		char t[COPY_PATH_MAX + 1];
+		ssize_t n = readlinkat(pfd, leaf, t, COPY_PATH_MAX);
+		if (n < 0) {
+			rc = -1;
+			goto out;
+		}
+		t[n] = '\0';
+		st->type = 'l';
+		st->mode = 0777;
+		st->target = xstrdup(t);
+	} else if (S_ISREG(sb.st_mode)) {
+		int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			rc = -1;
+			goto out;
+		}
+		struct sha256 h;
+		sha256_init(&h);
+		char buf[READ_BUF];
+		ssize_t n;
+		while ((n = read(fd, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				close(fd);
+				rc = -1;
+				goto out;
+			}
+			sha256_update(&h, buf, (size_t)n);
+			st->size += (unsigned long long)n;
+			if (keep && keep->len + (size_t)n <= SHOW_MAX)
+				sbuf_add(keep, buf, (size_t)n);
+			else if (keep)
+				*cut = true;
+		}
+		close(fd);
+		unsigned char d[32];
+		sha256_final(&h, d);
+		sha256_hex(d, st->sha);
+		st->type = 'f';
+	} else {
+		st->type = 'x';
+	}
+out:;
+	int saved = errno;
+	close(pfd);
+	errno = saved;
+	return rc;
+}
+
+static bool same(const struct copy_entry *x, const struct copy_entry *y)
+{
+	if (x->type != y->type)
+		return false;
+	switch (x->type) {
+	case 'f': return x->mode == y->mode && x->size == y->size && strcmp(x->sha, y->sha) == 0;
+	case 'd': return x->mode == y->mode;
+	case 'l': return strcmp(x->target ? x->target : "", y->target ? y->target : "") == 0;
+	default: return true;
+	}
+}
+
+/* ---- the workspace now ---- */
+
+/* What a copy command works from. */
+struct copy_ctx {
+	struct app *a;
+	struct ws ws;
+	bool have_ws;
+	char *base_path;
+	struct copy_base base;
+	struct copy_excl excl;
+	struct copy_tree now;
+	/* Per path of now: what its tar entry brought. */
+	struct got {
+		bool fetched;
+		struct sbuf data;   /* diff: the bytes kept */
+		bool cut;           /* more than SHOW_MAX, or past SHOW_TOTAL_MAX */
+		char stage[24];     /* apply: its staged file's name */
+	} *got;
+	size_t kept;            /* bytes in every data */
+	int stage_fd;           /* apply: DIR/.sandbox-apply-HEX, or -1 */
+	char stage_name[40];
+	int root;               /* DIR, or -1 */
+	const struct strvec *only; /* PATH arguments: only these, and what is under them */
+};
+
+static void ctx_free(struct copy_ctx *c)
+{
+	if (c->got)
+		for (size_t i = 0; i < c->now.n; i++)
+			sbuf_free(&c->got[i].data);
+	free(c->got);
+	if (c->stage_fd >= 0) {
+		DIR *d = fdopendir(c->stage_fd);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(c->stage_fd, de->d_name, 0);
+		if (d)
+			closedir(d);
+		else
+			close(c->stage_fd);
+		unlinkat(c->root, c->stage_name, AT_REMOVEDIR);
+	}
+	if (c->root >= 0)
+		close(c->root);
+	copy_tree_free(&c->now);
+	copy_excl_free(&c->excl);
+	copy_base_free(&c->base);
+	free(c->base_path);
+	if (c->have_ws)
+		ws_free(&c->ws);
+}
+
+/* Whether rel is one of the PATH arguments or under one. */
+static bool wanted(const struct copy_ctx *c, const char *rel)
+{
+	if (!c->only || !c->only->n)
+		return true;
+	for (size_t i = 0; i < c->only->n; i++) {
+		const char *p = c->only->v[i];
+		size_t n = strlen(p);
+		if (strncmp(rel, p, n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The PATH arguments, as paths of the tree: "./a/b/" is "a/b"; "." is
+ * everything. */
+static int clean_paths(struct strvec *args, struct err *e)
+{
+	for (size_t i = 0; i < args->n; i++) {
+		char *p = args->v[i], *s = p;
+		while (s[0] == '.' && s[1] == '/')
+			for (s += 2; *s == '/'; s++)
+				;
+		size_t n = strlen(s);
+		while (n > 1 && s[n - 1] == '/')
+			n--;
+		if (n == 1 && s[0] == '.')
+			n = 0;
+		const char *why = n ? copy_path_bad(s, n) : NULL;
+		if (why)
+			return err_set(e, ERR_USAGE, "'%s': %s; give paths relative to the copy's top", p, why);
+		memmove(p, s, n);
+		p[n] = '\0';
+		if (n == 0) { /* everything */
+			strvec_clear(args);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int manifest_body(void *ctx, const char *buf, size_t n)
+{
+	struct sbuf *m = ctx;
+	if (m->len + n > COPY_MANIFEST_MAX + 1) {
+		sbuf_add(m, buf, COPY_MANIFEST_MAX + 1 - m->len);
+		return -1;
+	}
+	sbuf_add(m, buf, n);
+	return 0;
+}
+
+static int list_now(struct copy_ctx *c, struct err *e)
+{
+	struct strvec args = {0};
+	strvec_push(&args, "/bin/sh");
+	strvec_push(&args, "-c");
+	strvec_push(&args, SCRIPT_MANIFEST);
+	strvec_push(&args, "sh");
+	strvec_push(&args, ".");
+	for (size_t i = 0; i < c->base.excludes.n; i++)
+		if (copy_prunable(c->base.excludes.v[i]))
+			strvec_push(&args, c->base.excludes.v[i]);
+	struct sbuf m = {0};
+	struct tool_out out = {.body = manifest_body, .ctx = &m};
+	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args.v, args.n, NULL, false, &out, e);
+	const char *head = out.head.buf ? out.head.buf : "";
+	if (rc == 0 && strcmp(head, "OK") != 0)
+		rc = tool_refusal(head, "the workdir", e) < 0 ? -1
+			: err_set(e, ERR_WORKSPACE, "unexpected answer from the listing script");
+	if (rc == 0)
+		rc = copy_manifest_parse(m.buf ? m.buf : "", m.len, &c->excl, &c->now, e);
+	tool_out_free(&out);
+	sbuf_free(&m);
+	strvec_clear(&args);
+	if (rc == 0)
+		c->got = calloc(c->now.n ? c->now.n : 1, sizeof(*c->got));
+	return rc;
+}
+
+/* Whether a path of now must travel: its content, its target or its
+ * type is not known for sure from the listing to be the baseline's. */
+static bool must_fetch(const struct copy_ctx *c, const struct copy_entry *n)
+{
+	if (n->type == 'd')
+		return false;
+	if (n->type != 'f' || !n->sha[0])
+		return true;
+	const struct copy_entry *b = copy_tree_find(&c->base.tree, n->path);
+	return !b || b->type != 'f' || strcmp(b->sha, n->sha) != 0;
+}
+
+/* The tar stream of the paths that travel. */
+struct fetch {
+	struct copy_ctx *c;
+	struct tar_reader *tr;
+	struct copy_entry *cur;  /* the entry being read, or NULL: skipped */
+	struct got *g;
+	struct sha256 h;
+	unsigned long long size;
+	int fd;                  /* apply: its staged file */
+	unsigned staged;
+	bool apply;
+	char msg[300];
+};
+
+static int fetch_entry(void *ctx, const char *name, char type, unsigned long long size)
+{
+	struct fetch *f = ctx;
+	(void)size;
+	f->cur = NULL;
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	struct copy_entry *n = copy_tree_find(&f->c->now, name);
+	if (!n)
+		return 0; /* not asked for: skipped */
+	struct got *g = &f->c->got[n - f->c->now.v];
+	if (g->fetched || !must_fetch(f->c, n))
+		return 0;
+	g->fetched = true;
+	char t = type == '0' || type == '\0' || type == '7' ? 'f' : type == '5' ? 'd' : type == '2' ? 'l' : 'x';
+	n->type = t;
+	n->mode = t == 'l' ? 0777 : f->tr->mode & 0777;
+	free(n->target);
+	n->target = t == 'l' ? xstrdup(f->tr->link) : NULL;
+	n->sha[0] = '\0';
+	n->size = 0;
+	if (t != 'f')
+		return 0;
+	f->cur = n;
+	f->g = g;
+	f->size = 0;
+	sha256_init(&f->h);
+	if (f->apply) {
+		snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
+		f->fd = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (f->fd < 0) {
+			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int fetch_data(void *ctx, const char *buf, size_t n)
+{
+	struct fetch *f = ctx;
+	if (!f->cur)
+		return 0;
+	sha256_update(&f->h, buf, n);
+	f->size += n;
+	if (f->apply) {
+		if (write_all(f->fd, buf, n) < 0) {
+			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	struct got *g = f->g;
+	if (!g->cut && g->data.len + n <= SHOW_MAX && f->c->kept + n <= SHOW_TOTAL_MAX) {
+		sbuf_add(&g->data, buf, n);
+		f->c->kept += n;
+	} else if (!g->cut) {
+		g->cut = true;
+		f->c->kept -= g->data.len;
+		sbuf_free(&g->data);
+	}
+	return 0;
+}
+
+static int fetch_end(void *ctx)
+{
+	struct fetch *f = ctx;
+	if (!f->cur)
+		return 0;
+	unsigned char d[32];
+	sha256_final(&f->h, d);
+	sha256_hex(d, f->cur->sha);
+	f->cur->size = f->size;
+	f->cur = NULL;
+	if (f->apply) {
+		int rc = close(f->fd);
+		f->fd = -1;
+		if (rc < 0) {
+			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int fetch_body(void *ctx, const char *buf, size_t n)
+{
+	struct fetch *f = ctx;
+	char msg[200];
+	if (tar_feed(f->tr, buf, n, msg, sizeof(msg)) < 0) {
+		if (!f->msg[0])
+			snprintf(f->msg, sizeof(f->msg), "the workspace's tar stream: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Fetches what must travel; then drops what did not come (gone since
+ * the listing, or of a kind left out). */
+static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
+{
+	struct sbuf names = {0};
+	size_t want = 0;
+	for (size_t i = 0; i < c->now.n; i++) {
+		const struct copy_entry *n = &c->now.v[i];
+		if (!wanted(c, n->path) || !must_fetch(c, n))
+			continue;
+		sbuf_adds(&names, "./");
+		sbuf_add(&names, n->path, strlen(n->path) + 1);
+		want++;
+	}
+	int rc = 0;
+	if (want) {
+		struct fetch f = {.c = c, .apply = apply, .fd = -1};
+		f.tr = xmalloc(sizeof(*f.tr));
+		struct tar_sink sink = {.ctx = &f, .entry = fetch_entry, .data = fetch_data, .end = fetch_end};
+		tar_init(f.tr, &sink);
+		struct feed feed;
+		feed_init_buf_raw(&feed, names.buf, names.len);
+		char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
+		/* Its stdin is raw: never on the channel, whose frames it is not. */
+		struct tool_out out = {.body = fetch_body, .ctx = &f, .own_exec = true};
+		rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
+		char msg[300];
+		const char *head = out.head.buf ? out.head.buf : "";
+		if (rc == 0 && f.msg[0])
+			rc = err_set(e, f.msg[0] == 'c' ? ERR_FAILED : ERR_WORKSPACE, "%s", f.msg);
+		else if (rc == 0 && strcmp(head, "OK") != 0)
+			rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the packing script");
+		else if (rc == 0 && tar_finish(f.tr, msg, sizeof(msg)) < 0)
+			rc = err_set(e, ERR_WORKSPACE, "the workspace's tar stream: %s", msg);
+		if (f.fd >= 0)
+			close(f.fd);
+		tool_out_free(&out);
+		feed_free(&feed);
+		free(f.tr);
+	}
+	sbuf_free(&names);
+	if (rc < 0)
+		return -1;
+	/* What must have travelled and did not is not there. */
+	size_t k = 0;
+	for (size_t i = 0; i < c->now.n; i++) {
+		struct copy_entry *n = &c->now.v[i];
+		bool gone = wanted(c, n->path) && ((must_fetch(c, n) && !c->got[i].fetched) ||
+						   n->type == 'x');
+		if (gone) {
+			copy_entry_free(n);
+			sbuf_free(&c->got[i].data);
+			continue;
+		}
+		c->now.v[k] = *n;
+		c->got[k++] = c->got[i];
+	}
+	c->now.n = k;
+	/* A path lies in a directory of the listing, never under a link. */
+	char up_path[COPY_PATH_MAX + 1];
+	for (size_t i = 0; i < c->now.n; i++) {
+		const char *p = c->now.v[i].path, *s = p;
+		while ((s = strchr(s, '/'))) {
+			memcpy(up_path, p, (size_t)(s - p));
+			up_path[s - p] = '\0';
+			const struct copy_entry *up = copy_tree_find(&c->now, up_path);
+			if (!up || up->type != 'd') {
+				struct sbuf shown = {0};
+				tool_show_path(&shown, p, false);
+				err_set(e, ERR_WORKSPACE, "the workspace's listing holds %s, which is not in a directory "
+					"of it (a link or a file on its way); nothing was done", shown.buf);
+				sbuf_free(&shown);
+				return -1;
+			}
+			s++;
+		}
+	}
+	return 0;
+}
+
+/* Opens everything a copy command needs, the workspace's listing
+ * included. */
+static int ctx_open(struct copy_ctx *c, struct app *a, struct err *e)
+{
+	*c = (struct copy_ctx){.a = a, .stage_fd = -1, .root = -1, .only = &a->o.args};
+	if (clean_paths(&a->o.args, e) < 0)
+		return -1;
+	if (!a->ref && !a->ws_pin)
+		return err_set(e, ERR_USAGE, "which workspace? give -w REF (one made with --copy DIR)");
+	if (ws_select(a, &c->ws, e) < 0)
+		return -1;
+	c->have_ws = true;
+	bool missing;
+	c->base_path = copy_base_path(c->ws.id, false);
+	if (!c->base_path)
+		return err_set(e, ERR_FAILED, "no HOME or XDG_STATE_HOME: the copy's baseline cannot be found");
+	if (copy_base_load(c->base_path, &c->base, &missing, e) < 0) {
+		if (missing)
+			return err_set(e, ERR_USAGE, "workspace %s is not a copy (create one with --copy DIR)",
+				       c->ws.name);
+		return -1;
+	}
+	c->root = open(c->base.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->root < 0)
+		return err_set(e, ERR_FAILED, "%s, the copy's origin: %s", c->base.dir, strerror(errno));
+	if (copy_excl_init(&c->excl, &c->base.excludes, e) < 0)
+		return -1;
+	return list_now(c, e);
+}
+
+/* ---- changes ---- */
+
+static char kind_of(const struct copy_entry *b, const struct copy_entry *n)
+{
+	if (!b)
+		return 'A';
+	if (!n)
+		return 'D';
+	if (b->type != n->type)
+		return 'T';
+	if (b->type == 'f' && strcmp(b->sha, n->sha) != 0)
+		return 'M';
+	if (b->type == 'l' && strcmp(b->target ? b->target : "", n->target ? n->target : "") != 0)
+		return 'M';
+	if (b->type != 'l' && b->mode != n->mode)
+		return 'm';
+	return 0;
+}
+
+/* Every change, in the order of paths, into *v. */
+static size_t changes(const struct copy_ctx *c, struct copy_change **v)
+{
+	size_t n = 0, cap = 0, i = 0, j = 0;
+	*v = NULL;
+	const struct copy_tree *B = &c->base.tree, *N = &c->now;
+	while (i < B->n || j < N->n) {
+		int cmp = i == B->n ? 1 : j == N->n ? -1 : copy_path_cmp(B->v[i].path, N->v[j].path);
+		const struct copy_entry *b = cmp <= 0 ? &B->v[i] : NULL, *nw = cmp >= 0 ? &N->v[j] : NULL;
+		size_t ni = cmp >= 0 ? j : 0;
+		i += cmp <= 0;
+		j += cmp >= 0;
+		const char *path = b ? b->path : nw->path;
+		char k = wanted(c, path) ? kind_of(b, nw) : 0;
+		if (!k)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*v = xrealloc(*v, cap * sizeof(**v));
+		}
+		(*v)[n++] = (struct copy_change){
+			.path = xstrdup(path), .kind = k, .old = b, .now = nw, .now_index = ni,
+			.old_type = b ? b->type : 0, .old_mode = b ? b->mode : 0,
+			.new_type = nw ? nw->type : 0, .new_mode = nw ? nw->mode : 0};
+	}
+	return n;
+}
+
+void copy_changes_free(struct copy_change *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		sbuf_free(&v[i].text);
+	}
+	free(v);
+}
+
+/* ---- diff ---- */
+
+static unsigned git_mode(char type, unsigned mode)
+{
+	return type == 'd' ? 040000 | mode : type == 'l' ? 0120000 : 0100000 | (mode & 0111 ? 0755 : 0644);
+}
+
+static void count_lines(struct copy_change *ch, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(s + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - s) : len;
+		if (end - i >= 1 && s[i] == '+' && !(end - i >= 3 && s[i + 1] == '+' && s[i + 2] == '+' && i == 0))
+			ch->insertions++;
+		else if (end - i >= 1 && s[i] == '-' && !(end - i >= 3 && s[i + 1] == '-' && s[i + 2] == '-' && i == 0))
+			ch->deletions++;
+		i = end + 1;
+	}
+}
+
+/* One side's text: a file's kept bytes, a link's target; false when it
+ * cannot be shown (too large). */
+struct side {
+	const char *buf;
+	size_t len;
+	bool big;
+};
+
+/* The hunks of old against new, or "Binary files ... differ". */
+static void content_diff(struct copy_change *ch, const char *la, const char *lb, struct side o,
+			 struct side n)
+{
+	struct sbuf *t = &ch->text;
+	if (o.big || n.big) {
+		sbuf_addf(t, "Files %s and %s differ (too large to show)\n", la, lb);
+		ch->binary = true;
+		return;
+	}
+	if (tool_is_binary(o.buf, o.len) || tool_is_binary(n.buf, n.len)) {
+		sbuf_addf(t, "Binary files %s and %s differ\n", la, lb);
+		ch->binary = true;
+		return;
+	}
+	struct sbuf hunks = {0};
+	diff_unified(&hunks, la, lb, o.buf, o.len, n.buf, n.len, 3, NULL, NULL);
+	/* diff_unified's own header names the labels: keep its hunks only. */
+	const char *h = hunks.buf ? hunks.buf : "";
+	const char *at = strstr(h, "\n@@");
+	if (at) {
+		count_lines(ch, at + 1, hunks.len - (size_t)(at + 1 - h));
+		sbuf_addf(t, "--- %s\n+++ %s\n", la, lb);
+		sbuf_add(t, at + 1, hunks.len - (size_t)(at + 1 - h));
+	}
+	sbuf_free(&hunks);
+}
+
+/* The side a path had in DIR at the copy: from DIR when DIR still holds
+ * it as it was (its bytes kept in keep), else ch->conflict. */
+static struct side old_side(const struct copy_ctx *c, struct copy_change *ch, struct sbuf *keep)
+{
+	const struct copy_entry *b = ch->old;
+	if (b->type == 'l')
+		return (struct side){b->target, strlen(b->target), false};
+	struct copy_entry st;
+	bool cut = false;
+	int rc = dir_state(c->root, b->path, &st, keep, &cut);
+	if (rc < 0 || !same(&st, b))
+		ch->conflict = true;
+	bool file = rc == 0 && st.type == 'f';
+	copy_entry_free(&st);
+	if (!file)
+		return (struct side){"", 0, false};
+	return (struct side){keep->buf ? keep->buf : "", keep->len, cut};
+}
+
+static struct side new_side(const struct copy_ctx *c, const struct copy_change *ch)
+{
+	const struct copy_entry *n = ch->now;
+	if (n->type == 'l')
+		return (struct side){n->target, strlen(n->target), false};
+	const struct got *g = &c->got[ch->now_index];
+	return (struct side){g->data.buf ? g->data.buf : "", g->data.len, g->cut};
+}
+
+static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
+{
+	struct sbuf *t = &ch->text;
+	const struct copy_entry *b = ch->old, *n = ch->now;
+	char la[COPY_PATH_MAX + 3], lb[COPY_PATH_MAX + 3];
+	snprintf(la, sizeof(la), "a/%s", ch->path);
+	snprintf(lb, sizeof(lb), "b/%s", ch->path);
+	struct sbuf keep = {0};
+	/* A type change shows as the old path deleted, then the new one added. */
+	bool del = b && (!n || ch->kind == 'T'), add = n && (!b || ch->kind == 'T');
+	if (b && b->type != 'd' && (del || ch->kind == 'M')) {
+		struct side o = old_side(c, ch, &keep);
+		if (del && b->type != 'd') {
+			sbuf_addf(t, "diff --git %s %s\ndeleted file mode %06o\n", la, lb, git_mode(b->type, b->mode));
+			if (o.len || o.big)
+				content_diff(ch, la, "/dev/null", o, (struct side){"", 0, false});
+		} else {
+			sbuf_addf(t, "diff --git %s %s\n", la, lb);
+			if (git_mode(b->type, b->mode) != git_mode(n->type, n->mode))
+				sbuf_addf(t, "old mode %06o\nnew mode %06o\n", git_mode(b->type, b->mode),
+					  git_mode(n->type, n->mode));
+			content_diff(ch, la, lb, o, new_side(c, ch));
+		}
+	} else if (b && b->type != 'd' && ch->kind == 'm' && git_mode('f', b->mode) != git_mode('f', n->mode)) {
+		sbuf_addf(t, "diff --git %s %s\nold mode %06o\nnew mode %06o\n", la, lb,
+			  git_mode(b->type, b->mode), git_mode(n->type, n->mode));
+	}
+	if (add && n->type != 'd') {
+		struct side s = new_side(c, ch);
+		sbuf_addf(t, "diff --git %s %s\nnew file mode %06o\n", la, lb, git_mode(n->type, n->mode));
+		if (s.len || s.big)
+			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false}, s);
+	}
+	if (ch->kind == 'm' && b->type == 'f' && !ch->conflict) {
+		struct copy_entry st;
+		bool cut;
+		if (dir_state(c->root, b->path, &st, NULL, &cut) < 0 || !same(&st, b))
+			ch->conflict = true;
+		copy_entry_free(&st);
+	}
+	sbuf_free(&keep);
+}
+
+int do_diff(struct app *a, struct diff_result *r, struct err *e)
+{
+	*r = (struct diff_result){0};
+	struct copy_ctx c;
+	int rc = ctx_open(&c, a, e);
+	if (rc == 0)
+		rc = fetch_now(&c, false, e);
+	if (rc == 0) {
+		r->n = changes(&c, &r->v);
+		for (size_t i = 0; i < r->n; i++)
+			diff_one(&c, &r->v[i]);
+		r->workspace = a->ws_name;
+		r->dir = xstrdup(c.base.dir);
+		r->stat = a->o.diff.stat;
+		r->name_only = a->o.diff.name_only;
+	}
+	/* The entries changes point into are gone with c. */
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].old = r->v[i].now = NULL;
+	ctx_free(&c);
+	return rc < 0 ? -1 : r->n ? 1 : 0;
+}
+
+void diff_result_free(struct diff_result *r)
+{
+	copy_changes_free(r->v, r->n);
+	free(r->dir);
+	*r = (struct diff_result){0};
+}
+
+/* ---- apply ---- */
+
+/* The change at path, if any (v is in the order of paths). */
+static struct copy_change *change_at(struct copy_change *v, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = copy_path_cmp(v[mid].path, path);
+		if (cmp == 0)
+			return &v[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Whether the directory above path is made by this apply. */
+static bool parent_made(struct copy_change *v, size_t n, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return false;
+	char *up = xstrndup(path, (size_t)(slash - path));
+	const struct copy_change *ch = change_at(v, n, up);
+	free(up);
+	return ch && ch->new_type == 'd' && ch->kind != 'm';
+}
+
+/* Checks one change against DIR as it is now. */
+static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
+		      struct copy_change *ch)
+{
+	struct copy_entry st;
+	bool cut;
+	int rc = dir_state(c->root, ch->path, &st, NULL, &cut);
+	if (rc < 0 && (errno == ELOOP || errno == ENOTDIR) && !parent_made(v, n, ch->path)) {
+		ch->refused = true;
+		ch->why = "a link or a file of DIR lies on its way";
+	} else if (rc < 0 && !parent_made(v, n, ch->path)) {
+		ch->conflict = true;
+		ch->why = "cannot be read in DIR";
+	} else if (rc == 0 && ch->now && st.type && same(&st, ch->now)) {
+		ch->noop = true; /* DIR has it already */
+	} else if (rc == 0 && !ch->now && !st.type) {
+		ch->noop = true;
+	} else if (ch->old && rc == 0 && !same(&st, ch->old)) {
+		ch->conflict = true;
+		ch->why = st.type ? "changed in DIR since the copy" : "gone from DIR since the copy";
+	} else if (!ch->old && rc == 0 && st.type) {
+		ch->conflict = true;
+		ch->why = "made in DIR since the copy";
+	} else if (!ch->old && rc == 0 && strchr(ch->path, '/') && !parent_made(v, n, ch->path)) {
+		const char *leaf;
+		int pfd = open_parent(c->root, ch->path, &leaf, false);
+		if (pfd < 0) {
+			ch->conflict = true;
+			ch->why = "its directory is gone from DIR";
+		} else {
+			close(pfd);
+		}
+	}
+	copy_entry_free(&st);
+}
+
+static int apply_fail(struct copy_change *ch, const char *dir, const char *what, struct err *e)
+{
+	int saved = errno;
+	struct sbuf shown = {0};
+	tool_show_path(&shown, ch->path, false);
+	err_set(e, ERR_FAILED, "%s/%s: %s: %s; the changes before it were applied", dir, shown.buf, what,
+		strerror(saved));
+	sbuf_free(&shown);
+	return -1;
+}
+
+/* Removes what DIR has at the change's path (its old side). */
+static int apply_remove(struct copy_ctx *c, struct copy_change *ch, struct err *e)
+{
+	const char *leaf;
+	int pfd = open_parent(c->root, ch->path, &leaf, false);
+	if (pfd < 0)
+		return errno == ENOENT ? 0 : apply_fail(ch, c->base.dir, "cannot reach it", e);
+	struct stat sb;
+	int rc = 0;
+	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		bool dir = S_ISDIR(sb.st_mode);
+		if (unlinkat(pfd, leaf, dir ? AT_REMOVEDIR : 0) < 0) {
+			if (dir && (errno == ENOTEMPTY || errno == EEXIST))
+				ch->kept = true;
+			else if (errno != ENOENT)
+				rc = apply_fail(ch, c->base.dir, "cannot remove it", e);
+		}
+	}
+	close(pfd);
+	return rc;
+}
+
+/* Puts the change's new side in place. */
+static int apply_put(struct copy_ctx *c, struct copy_change *ch, bool force, struct err *e)
+{
+	const struct copy_entry *n = ch->now;
+	const char *leaf;
+	int pfd = open_parent(c->root, ch->path, &leaf, force);
+	if (pfd < 0)
+		return apply_fail(ch, c->base.dir, "cannot reach its directory", e);
+	int rc = 0, fd;
+	if (n->type == 'd') {
+		if (mkdirat(pfd, leaf, 0700) < 0 && errno != EEXIST)
+			rc = apply_fail(ch, c->base.dir, "cannot make it", e);
+		else if ((fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = apply_fail(ch, c->base.dir, "cannot open it", e);
+		else {
+			if (fchmod(fd, n->mode) < 0)
+				rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
+			close(fd);
+		}
+	} else if (n->type == 'f' && ch->kind == 'm') {
+		fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, n->mode) < 0)
+			rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
+		if (fd >= 0)
+			close(fd);
+	} else if (n->type == 'f') {
+		const char *stage = c->got[ch->now_index].stage;
+		if (fchmodat(c->stage_fd, stage, n->mode, 0) < 0 ||
+		    renameat(c->stage_fd, stage, pfd, leaf) < 0)
+			rc = apply_fail(ch, c->base.dir, "cannot put it in place", e);
+	} else {
+		char tmp[48] = ".sandbox-link-";
+		if (random_hex(tmp + strlen(tmp), 16) < 0)
+			errno = EIO;
+		if (!tmp[14] || symlinkat(n->target, pfd, tmp) < 0)
+			rc = apply_fail(ch, c->base.dir, "cannot make the link", e);
+		else if (renameat(pfd, tmp, pfd, leaf) < 0) {
+			rc = apply_fail(ch, c->base.dir, "cannot put the link in place", e);
+			unlinkat(pfd, tmp, 0);
+		}
+	}
+	close(pfd);
+	return rc;
+}
+
+/* The baseline after the changes done: each done path as the workspace
+ * has it. */
+static int rebase(struct copy_ctx *c, struct copy_change *v, size_t n, struct err *e)
+{
+	struct copy_tree t = {0};
+	for (size_t i = 0; i < c->base.tree.n; i++) {
+		const struct copy_entry *b = &c->base.tree.v[i];
+		const struct copy_change *ch = change_at(v, n, b->path);
+		if (ch && ch->done)
+			continue;
+		struct copy_entry x = *b;
+		x.path = xstrdup(b->path);
+		x.target = b->target ? xstrdup(b->target) : NULL;
+		copy_tree_add(&t, &x);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].done || !v[i].now)
+			continue;
+		struct copy_entry x = *v[i].now;
+		x.path = xstrdup(x.path);
+		x.target = x.target ? xstrdup(x.target) : NULL;
+		copy_tree_add(&t, &x);
+	}
+	copy_tree_sort(&t);
+	copy_tree_free(&c->base.tree);
+	c->base.tree = t;
+	return copy_base_save(c->base_path, &c->base, e);
+}
+
+static int stage_open(struct copy_ctx *c, struct err *e)
+{
+	char hex[17];
+	if (random_hex(hex, 16) < 0)
+		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");
+	snprintf(c->stage_name, sizeof(c->stage_name), ".sandbox-apply-%s", hex);
+	if (mkdirat(c->root, c->stage_name, 0700) < 0)
+		return err_set(e, ERR_FAILED, "cannot write in %s: %s", c->base.dir, strerror(errno));
+	c->stage_fd = openat(c->root, c->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->stage_fd < 0) {
+		unlinkat(c->root, c->stage_name, AT_REMOVEDIR);
+		return err_set(e, ERR_FAILED, "cannot write in %s: %s", c->base.dir, strerror(errno));
+	}
+	return 0;
+}
+
+static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
+{
+	bool force = c->a->o.apply.force;
+	/* What goes: deepest first. */
+	for (size_t i = r->n; i-- > 0;) {
+		struct copy_change *ch = &r->v[i];
+		if (!ch->noop && ch->old && (ch->kind == 'D' || ch->kind == 'T') &&
+		    apply_remove(c, ch, e) < 0)
+			return -1;
+		if (ch->kind == 'D')
+			ch->done = true;
+	}
+	/* What comes: a directory before what is in it. */
+	for (size_t i = 0; i < r->n; i++) {
+		struct copy_change *ch = &r->v[i];
+		if (ch->now && !ch->noop && apply_put(c, ch, force, e) < 0)
+			return -1;
+		ch->done = true;
+	}
+	return 0;
+}
+
+int do_apply(struct app *a, struct apply_result *r, struct err *e)
+{
+	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
+	struct copy_ctx c;
+	int rc = ctx_open(&c, a, e);
+	if (rc == 0 && !r->check)
+		rc = stage_open(&c, e);
+	if (rc == 0)
+		rc = fetch_now(&c, !r->check, e);
+	if (rc == 0) {
+		r->n = changes(&c, &r->v);
+		for (size_t i = 0; i < r->n; i++) {
+			check_one(&c, r->v, r->n, &r->v[i]);
+			r->conflicts += r->v[i].conflict;
+			r->refused += r->v[i].refused;
+		}
+		r->workspace = a->ws_name;
+		r->dir = xstrdup(c.base.dir);
+	}
+	bool go = rc == 0 && !r->check && !r->refused && (!r->conflicts || r->force);
+	if (go) {
+		rc = apply_all(&c, r, e);
+		struct err save_err = {0};
+		if (rebase(&c, r->v, r->n, rc < 0 ? &save_err : e) < 0 && rc == 0)
+			rc = -1;
+		r->applied = true;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].old = r->v[i].now = NULL;
+	ctx_free(&c);
+	if (rc < 0) {
+		apply_result_free(r);
+		return -1;
+	}
+	return r->refused || (r->conflicts && !r->force) ? 1 : 0;
+}
+
+void apply_result_free(struct apply_result *r)
+{
+	copy_changes_free(r->v, r->n);
+	free(r->dir);
+	*r = (struct apply_result){0};
+}

@@ -1,0 +1,274 @@
+#!/bin/bash
+# Copy workspaces: create --copy DIR puts a real source tree (this
+# project's own) in the workdir, less what --exclude and .sandboxignore
+# leave out; the workspace changes it with edit, write and exec (new,
+# changed, deleted, chmod, symlink, binary); diff says what changed, hunk
+# for hunk what diff -ruN says of the same two trees; apply writes it
+# into DIR, after which DIR is the workspace's tree byte for byte; a path
+# DIR changed too is a conflict; a workspace that forges its listing,
+# and a link in DIR on the way, never get a byte written outside DIR.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+
+CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
+
+# in_ws REF SCRIPT: runs SCRIPT as root in REF's /workspace, behind
+# sandbox's back.
+in_ws() { eng exec -u 0 -w /workspace "$1" sh -c "$2"; }
+
+# hunks FILE: the lines of a unified diff that say what changed, in
+# order (no headers, whose labels and times differ between diff tools);
+# "Binary files X and Y differ" as "Binary".
+hunks() {
+	grep -E '^(@@|[-+ ]|\\|Binary files)' "$1" | grep -Ev '^(---|\+\+\+) ' |
+		sed 's/^Binary files .*/Binary/'
+}
+
+# listing DIR: every entry with its type, mode, size (files) and link
+# target, sorted.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf "%p %y %m %s %l\n" | LC_ALL=C sort |
+		awk "{ if (\$2 == \"d\" || \$2 == \"l\") \$4 = \"-\"; print }")
+}
+
+# ws_tree REF DEST: the workspace's workdir, copied out to DEST.
+ws_tree() { rm -rf "$2" && sb -w "$1" cp :/workspace/. "$2" >/dev/null; }
+
+# forge REF NAME: from now on, the listing script of REF (whose /bin/sh
+# is rewriting_sh) names NAME first.
+forge() {
+	REF=$1 answer_with "$(printf 'echo OK\nfind')" "$(printf 'echo OK; printf "%s\\000"\nfind' "$2")"
+}
+
+baselines() { ls "$XDG_STATE_HOME/sandbox/copies" 2>/dev/null | wc -l; }
+
+test_expect_success 'setup: a real source tree, with a binary file, a link, an exec bit and things to leave out' '
+	mkdir proj &&
+	cp -R "$REPO_DIR/src" "$REPO_DIR/man" proj/ &&
+	mkdir -p proj/tests && cp -R "$REPO_DIR/tests/unit" proj/tests/ &&
+	head -c 5000 /dev/urandom >proj/blob.bin &&
+	printf "#!/bin/sh\necho hi\n" >proj/run.sh && chmod 755 proj/run.sh &&
+	ln -s src/main.c proj/main-link &&
+	printf "no newline at the end" >proj/last.txt &&
+	mkdir -p proj/build proj/old && echo junk >proj/build/out.o && echo old >proj/old/gone.txt &&
+	echo tmp >proj/src/scratch.o &&
+	printf "# build output\n*.o\n\n/build/\n" >proj/.sandboxignore &&
+	mkdir proj/.git && echo "ref: refs/heads/main" >proj/.git/HEAD &&
+	cp -R proj pristine
+'
+
+test_expect_success 'create --copy: the tree is in the workdir, less what the patterns leave out; nothing changed yet' '
+	new_ws REF --copy proj --exclude "old/gone.txt" &&
+	test "$(baselines)" = 1 &&
+	ws_tree "$REF" first &&
+	(cd pristine && rm -rf build src/scratch.o old/gone.txt) &&
+	listing pristine >expect && listing first >actual &&
+	cmp_file expect actual &&
+	diff -r pristine first &&
+	sb -w "$REF" diff >out 2>err &&
+	must_be_empty out && must_be_empty err &&
+	sb -w "$REF" diff --json >out &&
+	json_check out "d[\"changed\"] is False and d[\"changes\"] == [] and d[\"dir\"].endswith(\"/proj\")"
+'
+# pristine is now what the workspace got: the "before" of the diffs.
+
+test_expect_success 'the workspace changes its copy: edit, write and exec' '
+	sb -w "$REF" edit src/main.c --old "int main(" --new "int main2(" >/dev/null &&
+	printf "new file\nline 2\n" | sb -w "$REF" write src/new.c >/dev/null &&
+	sb -w "$REF" exec -- sh -c "rm man/sandbox.ini.5 && chmod +x src/util.c && chmod -x run.sh &&
+		ln -sf src/util.c main-link && head -c 100 /dev/zero >>blob.bin &&
+		mkdir -p newdir/deep && echo deep >newdir/deep/f.txt && printf \"x\" >>last.txt &&
+		rm -r tests/unit/golden && mv src/json.h src/json2.h && mkdir build && echo again >build/out.o &&
+		echo more >>.git/HEAD && : >empty.txt"
+'
+
+test_expect_success 'diff: exit 1, and hunk for hunk what diff -ruN says of the two trees' '
+	expect_status 1 sb -w "$REF" diff >ours 2>err &&
+	must_be_empty err &&
+	ws_tree "$REF" after &&
+	rm -r after/build &&
+	for t in pristine after; do
+		l=$(readlink $t/main-link) && rm $t/main-link && printf %s "$l" >$t/main-link || return 1
+	done &&
+	(diff -ruN pristine after >theirs; test $? = 1) &&
+	hunks theirs >want && hunks ours >got &&
+	test -s want &&
+	cmp_file want got
+'
+
+test_expect_success 'diff: git-style headers for new, deleted, mode, link and binary changes' '
+	expect_status 1 sb -w "$REF" diff >d &&
+	grep_file -x "diff --git a/src/new.c b/src/new.c" d &&
+	grep_file -A1 -x "diff --git a/src/new.c b/src/new.c" d &&
+	grep -A2 -x "diff --git a/src/new.c b/src/new.c" d >part &&
+	cmp_text "diff --git a/src/new.c b/src/new.c
+new file mode 100644
+--- /dev/null" part &&
+	grep -A1 -x "diff --git a/man/sandbox.ini.5 b/man/sandbox.ini.5" d >part &&
+	grep_file -x "deleted file mode 100644" part &&
+	grep -A2 -x "diff --git a/run.sh b/run.sh" d >part &&
+	cmp_text "diff --git a/run.sh b/run.sh
+old mode 100755
+new mode 100644" part &&
+	grep_file -x "Binary files a/blob.bin and b/blob.bin differ" d &&
+	grep -A7 -x "diff --git a/main-link b/main-link" d >part &&
+	cmp_text "diff --git a/main-link b/main-link
+--- a/main-link
++++ b/main-link
+@@ -1 +1 @@
+-src/main.c
+\\ No newline at end of file
++src/util.c
+\\ No newline at end of file" part &&
+	no_grep_file "build/out.o" d &&
+	grep_file -x "diff --git a/.git/HEAD b/.git/HEAD" d
+'
+
+test_expect_success 'diff --name-only, --stat, a PATH, and --json' '
+	expect_status 1 sb -w "$REF" diff --name-only >names &&
+	grep_file -x "src/new.c" names && grep_file -x "newdir" names && grep_file -x "newdir/deep/f.txt" names &&
+	grep_file -x "tests/unit/golden" names && grep_file -x "src/json.h" names && grep_file -x "src/json2.h" names &&
+	no_grep_file "build" names &&
+	expect_status 1 sb -w "$REF" diff --stat >stat &&
+	grep_file -E "^ src/new.c +\| 2 \+\+$" stat &&
+	grep_file -E "^ blob.bin +\| Bin$" stat &&
+	grep_file -E "^ [0-9]+ paths changed, [0-9]+ insertions\(\+\), [0-9]+ deletions\(-\)$" stat &&
+	expect_status 1 sb -w "$REF" diff src/new.c ./newdir/ >two &&
+	grep -c "^diff --git" two >count && cmp_text 2 count &&
+	expect_status 0 sb -w "$REF" diff src/main.h >none && must_be_empty none &&
+	expect_status 1 sb -w "$REF" diff --json src >j &&
+	json_check j "d[\"changed\"] and {c[\"path\"]: c[\"kind\"] for c in d[\"changes\"]} == {\"src/json.h\": \"deleted\", \"src/json2.h\": \"added\", \"src/main.c\": \"modified\", \"src/new.c\": \"added\", \"src/util.c\": \"mode\"} and all(\"@@\" in c[\"diff\"] or c[\"kind\"] == \"mode\" for c in d[\"changes\"])"
+'
+
+test_expect_success 'diff refuses a path out of the tree, and a workspace that is not a copy (status 2)' '
+	expect_status 2 sb -w "$REF" diff ../x 2>err &&
+	grep_file "give paths relative to the copy" err &&
+	new_ws PLAIN &&
+	expect_status 2 sb -w "$PLAIN" diff 2>err &&
+	grep_file "is not a copy (create one with --copy DIR)" err &&
+	expect_status 2 sb -w "$PLAIN" apply 2>err &&
+	grep_file "is not a copy" err
+'
+
+test_expect_success 'apply --check says what it would do and writes nothing' '
+	cp -R proj proj.before &&
+	sb -w "$REF" apply --check >out 2>err &&
+	grep_file -x "A src/new.c" out && grep_file -x "D man/sandbox.ini.5" out &&
+	grep_file -x "M run.sh" out && grep_file -x "M main-link" out &&
+	grep_file "would be written to" err &&
+	diff -r --no-dereference proj.before proj
+'
+
+test_expect_success 'apply: DIR becomes the workspace tree byte for byte; what was left out stays; diff is empty after' '
+	sb -w "$REF" apply >out 2>err &&
+	grep_file "changes written to" err &&
+	ws_tree "$REF" now &&
+	rm -rf expect_tree && cp -R now expect_tree && rm -r expect_tree/build &&
+	rm -rf proj.cmp && cp -R proj proj.cmp &&
+	rm -rf proj.cmp/build proj.cmp/src/scratch.o proj.cmp/old/gone.txt &&
+	listing expect_tree >want && listing proj.cmp >got &&
+	cmp_file want got &&
+	diff -r --no-dereference expect_tree proj.cmp &&
+	test "$(cat proj/build/out.o)" = junk &&
+	test -f proj/src/scratch.o && test -f proj/old/gone.txt &&
+	test "$(readlink proj/main-link)" = src/util.c &&
+	! ls -a proj | grep -q "^.sandbox-" &&
+	sb -w "$REF" diff >out &&
+	must_be_empty out
+'
+
+test_expect_success 'a path changed in DIR too is a conflict: nothing is written; --force writes it' '
+	echo ours >>proj/src/util.h &&
+	sb -w "$REF" exec -- sh -c "echo theirs >>src/util.h && echo fine >>src/util.c" &&
+	cp proj/src/util.c util.c.before &&
+	expect_status 1 sb -w "$REF" apply --check 2>err &&
+	grep_file "src/util.h: changed in DIR since the copy" err &&
+	expect_status 1 sb -w "$REF" apply >out 2>err &&
+	grep_file "src/util.h: changed in DIR since the copy" err &&
+	grep_file "nothing was written" err &&
+	cmp util.c.before proj/src/util.c &&
+	tail -n 1 proj/src/util.h >last && cmp_text ours last &&
+	expect_status 1 sb -w "$REF" diff src/util.h >d 2>err &&
+	grep_file "src/util.h: changed in DIR since the copy too" err &&
+	sb -w "$REF" apply --force >out 2>err &&
+	tail -n 1 proj/src/util.h >last && cmp_text theirs last &&
+	tail -n 1 proj/src/util.c >last && cmp_text fine last
+'
+
+test_expect_success 'apply PATH writes only that path, and only it joins the baseline' '
+	sb -w "$REF" exec -- sh -c "echo a >one.txt && echo b >two.txt" &&
+	sb -w "$REF" apply one.txt >out &&
+	cmp_text "A one.txt" out &&
+	test -f proj/one.txt && ! test -e proj/two.txt &&
+	expect_status 1 sb -w "$REF" diff --name-only >names &&
+	cmp_text "two.txt" names
+'
+
+test_expect_success 'a link in DIR on the way is refused, --force or not, and nothing lands outside DIR' '
+	mkdir outside &&
+	sb -w "$REF" exec -- sh -c "echo x >newdir/deep/evil.txt" &&
+	rm -rf proj/newdir/deep && ln -s "$TRASH/outside" proj/newdir/deep &&
+	expect_status 1 sb -w "$REF" apply newdir 2>err &&
+	grep_file "newdir/deep/evil.txt: a link or a file of DIR lies on its way" err &&
+	expect_status 1 sb -w "$REF" apply --force newdir 2>err &&
+	test -z "$(ls outside)" &&
+	rm proj/newdir/deep && mkdir proj/newdir/deep && echo deep >proj/newdir/deep/f.txt
+'
+
+test_expect_success 'a workspace that forges its listing gets nothing written (a name with .., a file under a link)' '
+	new_ws EVIL --copy proj &&
+	rewriting_sh "$EVIL" &&
+	sb -w "$EVIL" exec -- sh -c "ln -s /etc lnk" &&
+	forge "$EVIL" ./a/../../../escape &&
+	expect_status 255 sb -w "$EVIL" apply 2>err &&
+	grep_file "which is no path|a name with a" -E err &&
+	! test -e escape && ! test -e "$TRASH/escape" &&
+	forge "$EVIL" ./lnk/passwd &&
+	expect_status 255 sb -w "$EVIL" apply 2>err &&
+	grep_file "not in a directory of it" err &&
+	! test -e proj/lnk
+'
+
+test_expect_success 'the MCP diff tool: the diff for the model, the changes as structuredContent' '
+	sb -w "$REF" exec -- sh -c "echo c >>two.txt" &&
+	cat >steps <<-\STEPS &&
+	init
+	> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"diff","arguments":{"path":"two.txt"}}}
+	<
+	> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"diff","arguments":{"path":"src/main.h"}}}
+	<
+	STEPS
+	"$CLIENT" "$SANDBOX" --engine "$ENGINE" mcp -w "$REF" <steps >out 2>out.err &&
+	sed -n 2p out >a1 && sed -n 3p out >a2 &&
+	json_check a1 "d[\"result\"][\"isError\"] is False and \"+c\" in d[\"result\"][\"content\"][0][\"text\"] and d[\"result\"][\"structuredContent\"][\"changes\"][0][\"path\"] == \"two.txt\"" &&
+	json_check a2 "d[\"result\"][\"content\"][0][\"text\"] == \"No changes since the copy.\\n\" and d[\"result\"][\"structuredContent\"][\"changed\"] is False"
+'
+
+test_expect_success 'copy and exclude from a config file; bad values are refused before anything is made' '
+	mkdir cfgproj && echo hello >cfgproj/a.txt && echo skip >cfgproj/b.log &&
+	printf "[sandbox]\nimage = %s\ncopy = cfgproj\nexclude = *.log\n" "$IMAGE" >c.ini &&
+	ref=$(sb --config c.ini create) &&
+	sb -w "$ref" exec -- ls >ls && cmp_text a.txt ls &&
+	sb destroy "$ref" >/dev/null &&
+	before=$(our_workspaces | wc -l) &&
+	expect_status 2 sb create --image "$IMAGE" --copy nosuch 2>err &&
+	grep_file "copy .nosuch.: No such file or directory" err &&
+	echo "!keep" >cfgproj/.sandboxignore &&
+	expect_status 2 sb create --image "$IMAGE" --copy cfgproj 2>err &&
+	grep_file "not supported" err &&
+	rm cfgproj/.sandboxignore &&
+	test "$(our_workspaces | wc -l)" = "$before"
+'
+
+test_expect_success 'destroy and run --copy leave no baseline behind' '
+	n=$(baselines) &&
+	sb destroy "$EVIL" "$PLAIN" >/dev/null &&
+	test "$(baselines)" = $((n - 1)) &&
+	sb run --image "$IMAGE" --copy cfgproj -- cat a.txt >out &&
+	cmp_text hello out &&
+	test "$(baselines)" = $((n - 1)) &&
+	sb destroy "$REF" >/dev/null &&
+	test "$(baselines)" = $((n - 2))
+'
+
+test_done
