@@ -132,6 +132,12 @@ static const struct command commands[] = {
 	 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
 	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
 	 "entry is written outside DEST, and no file half-written.\n", NULL, false, false, NULL},
+	{C_DOCTOR, "doctor", cmd_doctor, NULL, "doctor [--image IMG]",
+	 "Check what sandbox needs, one line each: the config files (and the trust\n"
+	 "of ./sandbox.ini), the engine's client, its daemon (local or remote), rootless\n"
+	 "or not, cgroups, the limits the engine can enforce, and the image (the\n"
+	 "configured one, or --image). A failed check says what to do. Exit 0 when\n"
+	 "every check passes, 1 when one fails.\n", NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
@@ -160,6 +166,8 @@ static const struct opt opts[] = {
 	/* A new workspace: config keys. */
 	{O_KEY, "image", 0, NULL, C_NEW, 0, OT_TEXT, .key = "image", .metavar = "IMG",
 	 .help = "image of the new workspace"},
+	{O_KEY, "image", 0, NULL, CMD(C_DOCTOR), 0, OT_TEXT, .key = "image", .metavar = "IMG",
+	 .help = "the image to check (default: the configured one)"},
 	{O_KEY, "workdir", 0, NULL, C_NEW, 0, OT_TEXT, .key = "workdir", .metavar = "DIR",
 	 .help = "where commands start (default /workspace; created)"},
 	{O_KEY, "network", 0, NULL, C_NEW, 0, OT_TEXT, .key = "network",

@@ -19,7 +19,7 @@
 enum cmd_id {
 	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
 	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST,
-	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_CP, C_HELP,
+	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_CP, C_DOCTOR, C_HELP,
 };
 #define CMD(c) (1u << (c))
 #define CMD_ALL 0xffffffffu

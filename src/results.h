@@ -171,6 +171,20 @@ struct cp_result {
 	char *first_skipped;     /* the first of them, shown; owned */
 };
 
+/* doctor: one line per check, in order. A check that could not be made
+ * (the daemon down: no image to look for) is skipped, and says why. */
+enum doctor_state { DOCTOR_OK, DOCTOR_FAIL, DOCTOR_SKIP };
+struct doctor_check {
+	const char *check;       /* "engine", "daemon", ...: static */
+	enum doctor_state state;
+	char *detail;            /* what was found; owned */
+	char *fix;               /* what to do, when it failed; owned, or NULL */
+};
+struct doctor_result {
+	struct doctor_check *v;
+	size_t n;
+};
+
 /* The do-functions: the exit status with res filled (to free with its
  * _free), or -1 with e set and nothing to free. The status is 0; glob
  * and grep's is 1 when nothing matches, exec and run's the command's.
@@ -206,6 +220,8 @@ int do_wait(struct app *a, struct wait_result *res, struct err *e);
 /* Copies each source to the destination; a tar stream to stdout when
  * that is "-" (its result says so). */
 int do_cp(struct app *a, struct cp_result *res, struct err *e);
+/* Makes every check; 1 when one of them failed. */
+int do_doctor(struct app *a, struct doctor_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -222,6 +238,7 @@ void logs_result_free(struct logs_result *r);
 void kill_result_free(struct kill_result *r); /* owns nothing */
 void wait_result_free(struct wait_result *r); /* owns nothing */
 void cp_result_free(struct cp_result *r);
+void doctor_result_free(struct doctor_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -246,6 +263,8 @@ void logs_text(FILE *out, FILE *err, const struct logs_result *r);
 void kill_text(FILE *out, FILE *err, const struct kill_result *r);
 void wait_text(FILE *out, FILE *err, const struct wait_result *r);
 void cp_text(FILE *out, FILE *err, const struct cp_result *r);
+/* "ok    NAME: DETAIL", "FAIL  NAME: DETAIL; FIX", "skip  NAME: WHY". */
+void doctor_text(FILE *out, FILE *err, const struct doctor_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -263,6 +282,7 @@ void logs_tree(struct jv *t, const struct logs_result *r);
 void kill_tree(struct jv *t, const struct kill_result *r);
 void wait_tree(struct jv *t, const struct wait_result *r);
 void cp_tree(struct jv *t, const struct cp_result *r);
+void doctor_tree(struct jv *t, const struct doctor_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);
