@@ -133,11 +133,12 @@ static const struct command commands[] = {
 	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
 	 "entry is written outside DEST, and no file half-written.\n", NULL, false, false, NULL},
 	{C_DOCTOR, "doctor", cmd_doctor, NULL, "doctor [--image IMG]",
-	 "Check what sandbox needs, one line each: the config files (and the trust\n"
-	 "of ./sandbox.ini), the engine's client, its daemon (local or remote), rootless\n"
-	 "or not, cgroups, the limits the engine can enforce, and the image (the\n"
-	 "configured one, or --image). A failed check says what to do. Exit 0 when\n"
-	 "every check passes, 1 when one fails.\n", NULL, false, false, NULL},
+	 "Check what sandbox needs, one line each: the config files and the trust\n"
+	 "of ./sandbox.ini, the engine's client, its daemon (local or remote),\n"
+	 "rootless or not, cgroups, the limits the engine can enforce, and the\n"
+	 "image (the configured one, or --image). A failed check says what to do;\n"
+	 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
+	 "when one does not.\n", NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
