@@ -208,10 +208,14 @@ if [ -n "$first_run_leg" ]; then
 	if id nobody >/dev/null 2>&1 && ! command -v sudo >/dev/null 2>&1; then
 		test_set_prereq NOBODY_NO_SUDO
 	fi
-	test_expect_success NOBODY_NO_SUDO 'neither root nor sudo: the first command stops and says what to do' '
+	test_expect_success NOBODY_NO_SUDO 'neither root nor sudo: the first command says what to do, for a socket of root and for no daemon' '
+		chmod 711 "$TRASH" &&
 		expect_status 1 env REPO="$REPO_DIR" DOCKER_HOST="$SOCK" FIRST="$FIRST" \
 			su -s /bin/sh nobody -c "cd \"\$REPO\" && sh -c \"\$FIRST\"" >out 2>err &&
 		must_be_empty out &&
+		grep_file "^first-run: error: the Docker socket $D2/docker.sock is root${SQ}s, and you are neither root nor have sudo: run this as root" err &&
+		expect_status 1 env REPO="$REPO_DIR" DOCKER_HOST="unix://$TRASH/nodaemon.sock" FIRST="$FIRST" \
+			su -s /bin/sh nobody -c "cd \"\$REPO\" && sh -c \"\$FIRST\"" >out 2>err &&
 		grep_file "^first-run: error: to start dockerd, this needs root, and you are neither root nor have sudo: run it as root" err
 	'
 
