@@ -382,40 +382,51 @@ interrupted:
 }
 
 /* The limits the config asks for, and whether the engine can enforce
- * them: one it cannot is a failure only when it is asked for. */
+ * them: one it cannot is a failure only when it is asked for (pids_limit
+ * is, by default), since the engine then drops it, at most with a
+ * warning. */
 static void check_limits(struct app *a, struct doctor_result *r, const struct info *in)
 {
+	char pids[32];
+	snprintf(pids, sizeof(pids), "pids_limit %ld", a->cfg.pids_limit);
 	struct {
 		const char *name;
-		bool can, asked;
+		bool can;
+		const char *asked; /* the key and its value, or NULL */
 		const char *fix;
 	} l[] = {
-		{"memory", in->memory, a->cfg.memory != NULL, "remove memory from the config"},
-		{"pids", in->pids, a->cfg.pids_limit > 0, "set pids_limit = -1 (or --pids-limit -1)"},
-		{"cpu", in->cpu, a->cfg.cpus != NULL, "remove cpus from the config"},
+		{"memory", in->memory, a->cfg.memory ? "memory" : NULL, "remove memory from the config"},
+		{"pids", in->pids, a->cfg.pids_limit > 0 ? pids : NULL,
+		 "set pids_limit = -1 in the config"},
+		{"cpu", in->cpu, a->cfg.cpus ? "cpus" : NULL, "remove cpus from the config"},
 	};
-	struct sbuf can = {0}, cannot = {0}, fix = {0};
+	struct sbuf can = {0}, lost = {0}, idle = {0}, fix = {0};
 	for (size_t i = 0; i < ARRAY_LEN(l); i++) {
-		struct sbuf *to = l[i].can ? &can : &cannot;
+		struct sbuf *to = l[i].can ? &can : l[i].asked ? &lost : &idle;
 		sbuf_addf(to, "%s%s", to->len ? ", " : "", l[i].name);
-		if (!l[i].can && l[i].asked)
+		if (!l[i].can && l[i].asked) {
+			if (strcmp(l[i].name, "pids") == 0)
+				sbuf_addf(&lost, " (%s)", l[i].asked);
 			sbuf_addf(&fix, "%s%s", fix.len ? "; " : "", l[i].fix);
+		}
 	}
 	const char *how = in->rootless && strcmp(in->cgroups, "v2") != 0
-				  ? "rootless containers need cgroup v2 with the controllers delegated"
-				  : "enable the cgroup controllers in the kernel";
-	if (fix.len) {
+				  ? "rootless containers need cgroup v2, with the controllers delegated"
+				  : "enable the cgroup controllers";
+	if (lost.len) {
 		sbuf_addf(&fix, "; or %s", how);
-		add(r, "limits", DOCTOR_FAIL, fix.buf, "the engine cannot enforce %s, which the config asks for",
-		    cannot.buf);
-	} else if (cannot.len) {
-		add(r, "limits", DOCTOR_OK, NULL, "%s enforced; not %s (none asked for)",
-		    can.len ? can.buf : "none", cannot.buf);
+		add(r, "limits", DOCTOR_FAIL, fix.buf,
+		    "the engine cannot enforce %s, which the config asks for%s%s", lost.buf,
+		    idle.len ? ", nor " : "", idle.len ? idle.buf : "");
+	} else if (idle.len) {
+		add(r, "limits", DOCTOR_OK, NULL, "%s enforced; not %s, which the config does not ask for",
+		    can.len ? can.buf : "none", idle.buf);
 	} else {
 		add(r, "limits", DOCTOR_OK, NULL, "%s enforced", can.buf);
 	}
 	sbuf_free(&can);
-	sbuf_free(&cannot);
+	sbuf_free(&lost);
+	sbuf_free(&idle);
 	sbuf_free(&fix);
 }
 

@@ -130,6 +130,56 @@ test_expect_success 'doctor takes no argument (exit 2), and has its help' '
 	grep_file "^usage: sandbox doctor \[--image IMG\]$" out
 '
 
+# ---- rootless Podman: a user of this file's own ---------------------------
+
+if [ "$ENGINE" = podman ] && command -v useradd >/dev/null 2>&1; then
+	case $BASE_IMAGE in *busybox*) test_set_prereq ROOTLESS ;; esac
+fi
+if test_have_prereq ROOTLESS; then
+	RL_USER=$PFX
+	RL_RUN=/tmp/$PFX-run
+	# The user, its runtime directory, and the pause process its Podman
+	# left (by the pid Podman recorded).
+	rl_cleanup() {
+		id "$RL_USER" >/dev/null 2>&1 || return 0
+		local p
+		p=$(cat "$RL_RUN/libpod/tmp/pause.pid" 2>/dev/null) && kill "$p" 2>/dev/null
+		userdel -r "$RL_USER" >/dev/null 2>&1
+		rm -rf "$RL_RUN"
+		return 0
+	}
+	trap 's=$?; rl_cleanup; (exit $s); on_exit_' EXIT
+	# rl_doctor ARGS...: sandbox doctor as that user, from /tmp.
+	rl_doctor() {
+		XDG_RUNTIME_DIR=$RL_RUN SANDBOX=$SANDBOX ARGS="$*" \
+			su -w XDG_RUNTIME_DIR,SANDBOX,ARGS - "$RL_USER" \
+			-c 'cd /tmp && "$SANDBOX" --engine podman doctor $ARGS'
+	}
+fi
+
+test_expect_success ROOTLESS 'setup: a user with rootless Podman' '
+	useradd -m "$RL_USER" &&
+	mkdir -p "$RL_RUN" "/home/$RL_USER/.config/containers" &&
+	cp "$CONTAINERS_CONF" "/home/$RL_USER/.config/containers/containers.conf" &&
+	chown -R "$RL_USER:" "$RL_RUN" "/home/$RL_USER/.config" &&
+	chmod 700 "$RL_RUN" &&
+	printf "[sandbox]\npids_limit = -1\n" >"$RL_RUN/nopids.ini" &&
+	chmod 644 "$RL_RUN/nopids.ini"
+'
+
+test_expect_success ROOTLESS 'rootless: said so; a limit the engine cannot enforce fails only when asked for' '
+	{ rl_doctor --image none:1 >out 2>err; test $? = 1; } &&
+	grep_file "^ok    rootless: yes$" out &&
+	cg=$(sed -n "s/^ok    cgroups: //p" out) &&
+	if [ "$cg" = v1 ]; then
+		grep_file "^FAIL  limits: the engine cannot enforce pids (pids_limit 2048), which the config asks for, nor memory, cpu; set pids_limit = -1 in the config; or rootless containers need cgroup v2, with the controllers delegated$" out &&
+		{ rl_doctor --config "$RL_RUN/nopids.ini" --image none:1 >out 2>err; test $? = 1; } &&
+		grep_file "^ok    limits: none enforced; not memory, pids, cpu, which the config does not ask for$" out
+	else
+		grep_file "^ok    limits: " out
+	fi
+'
+
 # ---- the README's first command ----------------------------------------
 
 first_run_leg=1
@@ -222,5 +272,6 @@ if [ -n "$first_run_leg" ]; then
 	# Before test_done, which removes $TRASH: the daemon holds mounts in it.
 	d2_cleanup
 fi
+test_have_prereq ROOTLESS && rl_cleanup
 
 test_done
