@@ -211,8 +211,11 @@ static void check_client(struct app *a, struct doctor_result *r, int *fatal, str
 			*fatal = 1;
 			*ie = e;
 		} else {
-			add(r, "engine", DOCTOR_FAIL, "reinstall it, or pass --engine", "%s: %s",
-			    a->engine, e.msg);
+			/* Docker 20.10's client checks the context first. */
+			add(r, "engine", DOCTOR_FAIL,
+			    strstr(e.msg, "context") ? "check DOCKER_CONTEXT and docker context ls"
+						     : "reinstall it, or pass --engine",
+			    "%s: %s", a->engine, e.msg);
 		}
 	} else {
 		char *nl = out.buf ? strchr(out.buf, '\n') : NULL;
@@ -367,8 +370,8 @@ static int check_daemon(struct app *a, struct doctor_result *r, struct info *in,
 		add(r, "daemon", DOCTOR_FAIL, "check that the engine works: its info --format json",
 		    "info: not a JSON object: %s", d ? "another value" : perr);
 	else if (bad)
-		add(r, "daemon", DOCTOR_FAIL, daemon_fix(in->podman, host, bad), "no answer %s: %s",
-		    where, bad);
+		add(r, "daemon", DOCTOR_FAIL, daemon_fix(in->podman, host, bad),
+		    "no answer %s: info: %s", where, bad);
 	else
 		add(r, "daemon", DOCTOR_OK, NULL, "%s %s", in->version, where);
 	rc = d && jv_is(d, JV_OBJECT) && !bad ? 0 : -1;

@@ -64,6 +64,27 @@ test_expect_success 'the daemon unreachable: its line fails with the fix, what d
 	test "$(grep -c "^FAIL  " out)" = 1
 '
 
+if [ "$ENGINE" = docker ]; then
+	test_set_prereq DOCKER
+fi
+
+test_expect_success DOCKER 'every docker client here (20.10 answers 0 with ServerErrors) says the same of a daemon down' '
+	n=0 &&
+	for c in /usr/bin/docker /usr/local/bin/docker; do
+		[ -x "$c" ] || continue
+		n=$((n + 1))
+		expect_status 1 env DOCKER_HOST=unix:///nonexistent "$SANDBOX" --engine "$c" \
+			doctor --image "$IMAGE" >out 2>err &&
+		grep_file "^FAIL  daemon: no answer at unix:///nonexistent (local: DOCKER_HOST): info: .*Cannot connect" out || return 1
+	done &&
+	test "$n" -ge 1
+'
+
+test_expect_success DOCKER 'a docker context that does not exist: a line fails and says to check it' '
+	expect_status 1 env DOCKER_CONTEXT="$PFX-nope" "$SANDBOX" --engine docker doctor --image "$IMAGE" >out 2>err &&
+	grep_file "^FAIL  \(engine\|daemon\): .*$PFX-nope.*; check DOCKER_CONTEXT and docker context ls$" out
+'
+
 test_expect_success 'the engine missing: its line fails with the fix, the rest is skipped' '
 	expect_status 1 "$SANDBOX" --engine "$PFX-noengine" doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
