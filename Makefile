@@ -97,6 +97,11 @@ unit: $(UNIT_BINS) $(REPLAY_BINS)
 			build/replay/fuzz_$$n tests/fuzz/corpus_$$n || exit 1; \
 	done
 
+# From a fresh Debian 12 machine to a first workspace: the README's first
+# command (sh scripts/first-run), here for those who have make already.
+first-run:
+	sh scripts/first-run
+
 # Installs and starts what the tests need (engines, images) when missing.
 setup:
 	scripts/setup-test-env
@@ -116,4 +121,4 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check setup check install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check install lint-man clean

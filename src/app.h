@@ -123,6 +123,11 @@ struct app {
 	struct ws *ws_pin;     /* mcp: the workspace of every call, once known;
 				* ws_exec renews it when it finds it replaced */
 	long output_limit;     /* mcp: characters of a tool result's text */
+	const char *config;    /* the project's file named (--config, else
+				* SANDBOX_CONFIG), or NULL: ./sandbox.ini */
+	bool config_from_env;  /* config came from SANDBOX_CONFIG */
+	struct err engine_err; /* a lenient command's (doctor): why the engine
+				* was not found (a->engine NULL then) */
 };
 
 /* The largest --offset, --limit, -A, -B and -C, and the MCP arguments
@@ -160,5 +165,6 @@ int cmd_kill(struct app *a, struct err *e);
 int cmd_wait(struct app *a, struct err *e);
 int cmd_diff(struct app *a, struct err *e);
 int cmd_apply(struct app *a, struct err *e);
+int cmd_doctor(struct app *a, struct err *e);
 
 #endif

@@ -184,3 +184,34 @@ void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
 	strvec_push(out, "--");
 	strvec_push_all(out, ids, n);
 }
+
+void engine_version_argv(struct strvec *out, const char *engine)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "--version");
+}
+
+void engine_info_argv(struct strvec *out, const char *engine)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "info");
+	strvec_push(out, "--format={{json .}}");
+}
+
+void engine_context_argv(struct strvec *out, const char *engine)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "context");
+	strvec_push(out, "inspect");
+	strvec_push(out, "--format={{.Name}}\t{{.Endpoints.docker.Host}}");
+}
+
+void engine_image_argv(struct strvec *out, const char *engine, const char *image)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "image");
+	strvec_push(out, "inspect");
+	strvec_push(out, "--format={{.Id}}");
+	strvec_push(out, "--");
+	strvec_push(out, image);
+}

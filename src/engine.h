@@ -44,4 +44,13 @@ void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr);
 void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
 		    size_t n);
 
+/* What sandbox doctor asks. The client's own `--version`, which needs
+ * no daemon; `info` as one JSON object (the daemon's version, cgroups,
+ * the limits it can enforce, rootless); Docker's `context inspect` of the
+ * current context, "NAME\tHOST"; `image inspect` of one image, its ID. */
+void engine_version_argv(struct strvec *out, const char *engine);
+void engine_info_argv(struct strvec *out, const char *engine);
+void engine_context_argv(struct strvec *out, const char *engine);
+void engine_image_argv(struct strvec *out, const char *engine, const char *image);
+
 #endif

@@ -221,8 +221,15 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 	const char *config = p->config ? p->config : getenv("SANDBOX_CONFIG");
 	if (config && !*config)
 		config = NULL;
-	if (cfg_load_all(&a->cfg, config, e) < 0)
-		return -1;
+	a->config = config;
+	a->config_from_env = config && !p->config;
+	/* doctor says itself what is wrong with which file, or the engine. */
+	bool lenient = p->cmd->id == C_DOCTOR;
+	if (cfg_load_all(&a->cfg, config, e) < 0) {
+		if (!lenient)
+			return -1;
+		*e = (struct err){0};
+	}
 	for (size_t i = 0; i < p->nkeys; i++) {
 		if (cfg_set(&a->cfg, p->keys[i].key, p->keys[i].value, e) < 0) {
 			e->kind = ERR_USAGE;
@@ -239,8 +246,12 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		a->created = created_text;
 	envp_build(&a->envp, environ);
 	a->cache_dir = cache_dir_new();
-	if (resolve_engine(a, e) < 0)
-		return -1;
+	if (resolve_engine(a, e) < 0) {
+		if (!lenient)
+			return -1;
+		a->engine_err = *e;
+		*e = (struct err){0};
+	}
 	return p->cmd->fn(a, e);
 }
 

@@ -148,6 +148,13 @@ static const struct command commands[] = {
 	 "modes, links. A path that changed in DIR since the copy is a conflict:\n"
 	 "nothing is written unless --force. Then diff starts from here.\n",
 	 NULL, false, false, NULL},
+	{C_DOCTOR, "doctor", cmd_doctor, NULL, "doctor [--image IMG]",
+	 "Check what sandbox needs, one line each: the config files and the trust\n"
+	 "of ./sandbox.ini, the engine's client, its daemon (local or remote),\n"
+	 "rootless or not, cgroups, the limits the engine can enforce, and the\n"
+	 "image (the configured one, or --image). A failed check says what to do;\n"
+	 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
+	 "when one does not.\n", NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
@@ -176,6 +183,8 @@ static const struct opt opts[] = {
 	/* A new workspace: config keys. */
 	{O_KEY, "image", 0, NULL, C_NEW, 0, OT_TEXT, .key = "image", .metavar = "IMG",
 	 .help = "image of the new workspace"},
+	{O_KEY, "image", 0, NULL, CMD(C_DOCTOR), 0, OT_TEXT, .key = "image", .metavar = "IMG",
+	 .help = "the image to check (default: the configured one)"},
 	{O_KEY, "workdir", 0, NULL, C_NEW, 0, OT_TEXT, .key = "workdir", .metavar = "DIR",
 	 .help = "where commands start (default /workspace; created)"},
 	{O_KEY, "network", 0, NULL, C_NEW, 0, OT_TEXT, .key = "network",

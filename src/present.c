@@ -1053,3 +1053,53 @@ void apply_tree(struct jv *t, const struct apply_result *r)
 		put_bool(o, "refused", ch->refused);
 	}
 }
+
+/* ---- doctor ---- */
+
+static const char *doctor_word(enum doctor_state s)
+{
+	return s == DOCTOR_OK ? "ok" : s == DOCTOR_FAIL ? "FAIL" : "skip";
+}
+
+void doctor_text(FILE *f, FILE *err, const struct doctor_result *r)
+{
+	(void)err;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct doctor_check *c = &r->v[i];
+		fprintf(f, "%-6s%s: %s%s%s\n", doctor_word(c->state), c->check, c->detail,
+			c->fix ? "; " : "", c->fix ? c->fix : "");
+	}
+}
+
+void doctor_tree(struct jv *t, const struct doctor_result *r)
+{
+	bool ok = true;
+	jvb_obj(t);
+	struct jv *a = jvb_put(t, "checks");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct doctor_check *c = &r->v[i];
+		struct jv *o = jvb_push(a);
+		jvb_obj(o);
+		put_str(o, "check", c->check);
+		put_bool(o, "ok", c->state == DOCTOR_OK);
+		put_bool(o, "skipped", c->state == DOCTOR_SKIP);
+		put_str(o, "detail", c->detail);
+		if (c->fix)
+			put_str(o, "fix", c->fix);
+		else
+			jvb_put(o, "fix"); /* null */
+		ok = ok && c->state == DOCTOR_OK;
+	}
+	put_bool(t, "ok", ok);
+}
+
+void doctor_result_free(struct doctor_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].detail);
+		free(r->v[i].fix);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}

@@ -208,6 +208,19 @@ struct apply_result {
 	bool check, force;
 	bool applied;            /* written (not --check, nothing in the way) */
 };
+/* doctor: one line per check, in order. A check that could not be made
+ * (the daemon down: no image to look for) is skipped, and says why. */
+enum doctor_state { DOCTOR_OK, DOCTOR_FAIL, DOCTOR_SKIP };
+struct doctor_check {
+	const char *check;       /* "engine", "daemon", ...: static */
+	enum doctor_state state;
+	char *detail;            /* what was found; owned */
+	char *fix;               /* what to do, when it failed; owned, or NULL */
+};
+struct doctor_result {
+	struct doctor_check *v;
+	size_t n;
+};
 
 /* The do-functions: the exit status with res filled (to free with its
  * _free), or -1 with e set and nothing to free. The status is 0; glob
@@ -255,6 +268,8 @@ int do_diff(struct app *a, struct diff_result *res, struct err *e);
 /* Status 1 when conflicts (without --force) or refusals stopped it. */
 int do_apply(struct app *a, struct apply_result *res, struct err *e);
 void copy_changes_free(struct copy_change *v, size_t n);
+/* Makes every check; 1 when one of them failed. */
+int do_doctor(struct app *a, struct doctor_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -273,6 +288,7 @@ void wait_result_free(struct wait_result *r); /* owns nothing */
 void cp_result_free(struct cp_result *r);
 void diff_result_free(struct diff_result *r);
 void apply_result_free(struct apply_result *r);
+void doctor_result_free(struct doctor_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -299,6 +315,8 @@ void wait_text(FILE *out, FILE *err, const struct wait_result *r);
 void cp_text(FILE *out, FILE *err, const struct cp_result *r);
 void diff_text(FILE *out, FILE *err, const struct diff_result *r);
 void apply_text(FILE *out, FILE *err, const struct apply_result *r);
+/* "ok    NAME: DETAIL", "FAIL  NAME: DETAIL; FIX", "skip  NAME: WHY". */
+void doctor_text(FILE *out, FILE *err, const struct doctor_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -318,6 +336,7 @@ void wait_tree(struct jv *t, const struct wait_result *r);
 void cp_tree(struct jv *t, const struct cp_result *r);
 void diff_tree(struct jv *t, const struct diff_result *r);
 void apply_tree(struct jv *t, const struct apply_result *r);
+void doctor_tree(struct jv *t, const struct doctor_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);

@@ -389,11 +389,8 @@ static int store_load(const char *dir, struct trust_store *ts, struct err *e)
 	return rc < 0 ? -1 : 0;
 }
 
-int trust_check(const char *dir, const struct trust_file *f, struct err *e)
+int trust_lookup(const char *dir, const struct trust_file *f, struct err *e)
 {
-	if (!dir)
-		return err_set(e, ERR_CONFIG, "%s is not trusted, and without HOME or XDG_CONFIG_HOME there is no trust store; name it with --config",
-			       f->name);
 	char *real = trust_file_realpath_new(f, e);
 	if (!real)
 		return -1;
@@ -403,16 +400,26 @@ int trust_check(const char *dir, const struct trust_file *f, struct err *e)
 		char sha[65];
 		sha256_buf_hex(f->data, f->len, sha);
 		const struct trust_entry *t = trust_find(&ts, real);
-		if (!t)
-			rc = err_set(e, ERR_CONFIG, "%s is not trusted; check it, then run 'sandbox trust' (or name it with --config)",
-				     f->name);
-		else if (strcmp(t->sha256, sha) != 0)
-			rc = err_set(e, ERR_CONFIG, "%s changed since 'sandbox trust'; check it, then run 'sandbox trust' (or name it with --config)",
-				     f->name);
+		rc = !t ? TRUST_UNKNOWN : strcmp(t->sha256, sha) != 0 ? TRUST_CHANGED : TRUST_OK;
 	}
 	trust_store_free(&ts);
 	free(real);
 	return rc;
+}
+
+int trust_check(const char *dir, const struct trust_file *f, struct err *e)
+{
+	if (!dir)
+		return err_set(e, ERR_CONFIG, "%s is not trusted, and without HOME or XDG_CONFIG_HOME there is no trust store; name it with --config",
+			       f->name);
+	switch (trust_lookup(dir, f, e)) {
+	case TRUST_OK: return 0;
+	case TRUST_UNKNOWN:
+		return err_set(e, ERR_CONFIG, "%s is not trusted; " TRUST_FIX, f->name);
+	case TRUST_CHANGED:
+		return err_set(e, ERR_CONFIG, "%s changed since 'sandbox trust'; " TRUST_FIX, f->name);
+	default: return -1;
+	}
 }
 
 static int mkdir_p(const char *dir, struct err *e)

@@ -83,8 +83,15 @@ bool trust_path_ok(const char *path);
 char *trust_dir_new(void);
 
 /* 0 when the store in dir records f's hash for f's real path; otherwise a
- * config error that says how to trust it. */
+ * config error that says how to trust it (TRUST_FIX). */
 int trust_check(const char *dir, const struct trust_file *f, struct err *e);
+/* What the store in dir says of f: TRUST_OK (its hash is recorded for
+ * its real path), TRUST_UNKNOWN (nothing is), TRUST_CHANGED (another
+ * hash is); -1 with e set when the store or the path cannot be read. */
+enum { TRUST_OK, TRUST_UNKNOWN, TRUST_CHANGED };
+int trust_lookup(const char *dir, const struct trust_file *f, struct err *e);
+/* What to do about a file that is not trusted as it is. */
+#define TRUST_FIX "check it, then run 'sandbox trust' (or name it with --config)"
 
 /* Under the store's lock: records sha256 for path, or, when sha256 is
  * NULL, removes path's entry. The store is replaced atomically (a temporary

@@ -106,6 +106,14 @@ test_expect_success PYTHON 'an ssh host that never answers: a clear error within
 	kill $SILENT_PID
 '
 
+test_expect_success 'doctor over ssh: the daemon is said to be remote, every check passes' '
+	rsb doctor --image "$IMAGE" >out 2>err &&
+	must_be_empty err &&
+	grep_file "^ok    daemon: Docker .* at ssh://sandbox-test-remote (remote: DOCKER_HOST)$" out &&
+	grep_file "^ok    image: $IMAGE (" out &&
+	no_grep_file -v "^ok    " out
+'
+
 test_expect_success 'destroy over ssh' '
 	rsb destroy "$RREF" "$MREF" >/dev/null &&
 	ctr_gone "$RREF" &&

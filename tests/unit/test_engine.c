@@ -351,6 +351,33 @@ static void test_lifecycle(void)
 	strvec_clear(&out);
 }
 
+/* doctor's questions: none needs a value of the user's but the image,
+ * which goes after --. */
+static void test_doctor(void)
+{
+	struct strvec out = {0};
+	engine_version_argv(&out, "/usr/bin/docker");
+	const char *version[] = {"/usr/bin/docker", "--version", NULL};
+	is_argv(&out, version, "version: the client's own, no daemon");
+	strvec_clear(&out);
+
+	engine_info_argv(&out, "podman");
+	const char *info[] = {"podman", "info", "--format={{json .}}", NULL};
+	is_argv(&out, info, "info: one JSON object");
+	strvec_clear(&out);
+
+	engine_context_argv(&out, "docker");
+	const char *ctx[] = {"docker", "context", "inspect",
+			     "--format={{.Name}}\t{{.Endpoints.docker.Host}}", NULL};
+	is_argv(&out, ctx, "context inspect: the current context's name and host");
+	strvec_clear(&out);
+
+	engine_image_argv(&out, "docker", "-x:1");
+	const char *img[] = {"docker", "image", "inspect", "--format={{.Id}}", "--", "-x:1", NULL};
+	is_argv(&out, img, "image inspect: the image after --");
+	strvec_clear(&out);
+}
+
 int main(void)
 {
 	test_run_defaults();
@@ -360,5 +387,6 @@ int main(void)
 	test_exec();
 	test_queries();
 	test_lifecycle();
+	test_doctor();
 	return done_testing();
 }

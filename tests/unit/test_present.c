@@ -350,6 +350,43 @@ static void test_life(void)
 		   "trust --revoke --json");
 }
 
+/* doctor: a line per check, the fix after a failure; the same in JSON,
+ * a null fix when it passed, ok only when every check did. */
+static void test_doctor(void)
+{
+	char *buf = NULL;
+	struct jv t = {0};
+	struct doctor_check v[] = {
+		{"engine", DOCTOR_OK, "/usr/bin/docker (Docker version 1)", NULL},
+		{"daemon", DOCTOR_FAIL, "no answer at unix:///x", "start it"},
+		{"image", DOCTOR_SKIP, "not checked: the daemon did not answer", NULL},
+	};
+	struct doctor_result r = {v, 3};
+	TEXT_OF(doctor_text, &r, buf);
+	check_text(buf,
+		   "ok    engine: /usr/bin/docker (Docker version 1)\n"
+		   "FAIL  daemon: no answer at unix:///x; start it\n"
+		   "skip  image: not checked: the daemon did not answer\n",
+		   "doctor: ok, FAIL with its fix, skip");
+	doctor_tree(&t, &r);
+	check_tree(&t,
+		   "{\"checks\":[{\"check\":\"engine\",\"ok\":true,\"skipped\":false,"
+		   "\"detail\":\"/usr/bin/docker (Docker version 1)\",\"fix\":null},"
+		   "{\"check\":\"daemon\",\"ok\":false,\"skipped\":false,"
+		   "\"detail\":\"no answer at unix:///x\",\"fix\":\"start it\"},"
+		   "{\"check\":\"image\",\"ok\":false,\"skipped\":true,"
+		   "\"detail\":\"not checked: the daemon did not answer\",\"fix\":null}],"
+		   "\"ok\":false}\n",
+		   "doctor --json: every check, null fixes, ok false");
+	r.n = 1;
+	doctor_tree(&t, &r);
+	check_tree(&t,
+		   "{\"checks\":[{\"check\":\"engine\",\"ok\":true,\"skipped\":false,"
+		   "\"detail\":\"/usr/bin/docker (Docker version 1)\",\"fix\":null}],"
+		   "\"ok\":true}\n",
+		   "doctor --json: ok true when every check passed");
+}
+
 static void test_mcp_result(void)
 {
 	struct read_result r = {.workspace = "sb-1", .path = "l1", .start_line = 1, .lines = 1,
@@ -398,6 +435,7 @@ int main(void)
 	test_glob();
 	test_exec();
 	test_life();
+	test_doctor();
 	test_mcp_result();
 	free(err_text);
 	return done_testing();

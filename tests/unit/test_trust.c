@@ -322,6 +322,7 @@ static void test_check_and_update(const char *dir)
 	struct err e = {0};
 	trust_file_read(path, true, &f, &e);
 
+	is_int(trust_lookup(store_dir, &f, &e), TRUST_UNKNOWN, "lookup: no store: unknown");
 	is_int(trust_check(store_dir, &f, &e), -1, "check: no store: not trusted");
 	ok(strstr(e.msg, " is not trusted; check it, then run 'sandbox trust'") != NULL,
 	   "check: the message says what to run");
@@ -336,12 +337,14 @@ static void test_check_and_update(const char *dir)
 	ok(stat(store_dir, &st) == 0 && (st.st_mode & 0777) == 0700,
 	   "update: its directory is made, mode 0700");
 	is_int(trust_check(store_dir, &f, &e), 0, "check: trusted now");
+	is_int(trust_lookup(store_dir, &f, &e), TRUST_OK, "lookup: trusted now");
 	is_int(trust_update(store_dir, real, sha, &changed, &e), 0, "update: the same again");
 	ok(!changed, "update: the same hash is no change");
 	trust_file_free(&f);
 
 	free(write_text(dir, "sandbox.ini", "[env]\nA = 2\n", 0644));
 	trust_file_read(path, true, &f, &e);
+	is_int(trust_lookup(store_dir, &f, &e), TRUST_CHANGED, "lookup: a changed file");
 	is_int(trust_check(store_dir, &f, &e), -1, "check: a changed file is refused");
 	ok(strstr(e.msg, " changed since 'sandbox trust'") != NULL, "check: the message says it changed");
 	trust_file_free(&f);
