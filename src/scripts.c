@@ -112,6 +112,21 @@ const char SCRIPT_SESSION[] =
 	"if [ \"$_sandbox_k\" = c ]; then _sandbox_k=$1; shift; eval \"$_sandbox_k\"; else \"$@\"; fi; "
 	"_sandbox_k=$?; _sandbox_save; _sandbox_z=1; exit \"$_sandbox_k\"";
 
+/* No variables of its own: one would take the place of the command's. */
+const char SCRIPT_TTY[] =
+	"if [ -n \"$1\" ] && ! cd \"$1\" 2>/dev/null; then\n"
+	"  printf 'sandbox: cannot enter the workdir %s\\n' \"$1\" >&2; exit 1\n"
+	"fi\n"
+	"if [ -n \"$2\" ] && ! cd \"$2\" 2>/dev/null; then\n"
+	"  printf 'sandbox: %s: no such directory in the workspace\\n' \"$2\" >&2; exit 1\n"
+	"fi\n"
+	"shift 2\n"
+	"exec \"$@\"\n";
+
+const char SCRIPT_SHELL[] =
+	"if [ -x /bin/bash ]; then exec /bin/bash; fi\n"
+	"exec /bin/sh\n";
+
 /* TERM to the process group PGID, KILL when it is still there a second
  * later, then says whether it is gone: "gone" or "alive" on stdout. Only
  * builtins but sleep, which comes from SAFE_PATH; whatever the

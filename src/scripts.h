@@ -35,6 +35,17 @@ extern const char SCRIPT_EXEC[];
  * nothing. */
 extern const char SCRIPT_SESSION[];
 
+/* A command with our terminal (exec -t, shell): /bin/sh -c SCRIPT_TTY
+ * sh WORKDIR CWD CMD [ARG...] enters WORKDIR, then CWD (relative to it),
+ * and becomes CMD; it says why on stderr and exits 1 when it cannot. No
+ * markers: the output goes to the terminal, and nobody reads it but the
+ * person there; the engine client's status is the command's. */
+extern const char SCRIPT_TTY[];
+
+/* The shell of `sandbox shell`: /bin/sh -c SCRIPT_SHELL sh becomes
+ * /bin/bash when the image has it, else /bin/sh. */
+extern const char SCRIPT_SHELL[];
+
 /* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
  * PGID. TERM to its process group, KILL a second later; answers "gone"
  * or "alive" on stdout. */

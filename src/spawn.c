@@ -297,6 +297,48 @@ int spawn_write_out(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+int proc_run_tty(char *const argv[], char *const envp[], struct err *e)
+{
+	/* Ctrl-\ before the client made the terminal raw must not kill us
+	 * and leave it behind. The child gets every default back. */
+	struct sigaction ign, quit;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGQUIT, &ign, &quit);
+	struct proc p;
+	int status = -1;
+	if (proc_spawn(&p, argv, envp, IO_INHERIT, IO_INHERIT, IO_INHERIT, e) < 0)
+		goto out;
+	int seen = signals;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(p.pid, &st, WNOHANG);
+		if (r == p.pid) {
+			status = wait_status(st);
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			err_set(e, ERR_ENGINE, "lost track of %s: %s", argv[0], strerror(errno));
+			break;
+		}
+		if (signals != seen) {
+			seen = signals;
+			int sig = spawn_interrupted;
+			if (sig == SIGTERM || sig == SIGHUP)
+				kill(p.pid, sig);
+		}
+		/* No SIGCHLD handler to wake us: a look every 50 ms, or at once
+		 * when a signal came. */
+		struct pollfd pfd = {sig_pipe[0], POLLIN, 0};
+		if (poll(&pfd, 1, 50) > 0)
+			spawn_signal_drain();
+	}
+out:
+	sigaction(SIGQUIT, &quit, NULL);
+	return status;
+}
+
 int proc_call_start(struct proc_call *c, char *const argv[], char *const envp[],
 		    struct sbuf *out, struct sbuf *errout, long timeout_ms, struct err *e)
 {
