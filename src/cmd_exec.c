@@ -293,8 +293,9 @@ static int tty_probe(struct app *a, struct ws *ws, struct err *e)
 }
 
 /* The engine carries the command line as JSON: only UTF-8 gets there
- * whole, and with no wrapper of ours to decode it, nothing else goes. */
-static int check_utf8(const struct app *a, struct err *e)
+ * whole, and with no wrapper of ours to decode it, nothing else goes.
+ * SANDBOX_TTY is the terminal's tag (SCRIPT_TTY). */
+static int check_values(const struct app *a, struct err *e)
 {
 	const struct exec_opts *o = &a->o.exec;
 	bool ok = (!o->cwd || utf8_valid(o->cwd)) && (!o->shell || utf8_valid(o->shell));
@@ -305,6 +306,10 @@ static int check_utf8(const struct app *a, struct err *e)
 	if (!ok)
 		return err_set(e, ERR_USAGE, "with a terminal, the command line, --cwd and the "
 			       "variables must be UTF-8 text; run it without one");
+	for (size_t i = 0; i < a->cfg.env.n; i++)
+		if (strncmp(a->cfg.env.v[i], "SANDBOX_TTY=", 12) == 0)
+			return err_set(e, ERR_USAGE, "variable SANDBOX_TTY: with a terminal, it is "
+				       "sandbox's own; choose another name");
 	return 0;
 }
 
@@ -320,11 +325,30 @@ static int check_terminal(const struct app *a, struct err *e)
 		       "or give the commands to sandbox exec");
 }
 
+/* sandbox was stopped while the client ran: what it started is stopped
+ * in the workspace too, by its tag (the engines leave it running), even
+ * though we are interrupted. Best effort: the message says so. */
+static int tty_kill(struct app *a, const struct ws *ws, const char *tag)
+{
+	int outer = spawn_grace_begin();
+	struct strvec argv = {0};
+	struct err ignored = {0};
+	char *cmd[] = {"/bin/sh", "-c", (char *)SCRIPT_TTY_KILL, "sh", (char *)tag};
+	engine_exec_argv(&argv, a->engine, ws->id, NULL, 0, false, cmd, ARRAY_LEN(cmd));
+	int rc = ws_engine_call(a, &argv, NULL, "kill", ERR_WORKSPACE, NULL, &ignored);
+	spawn_grace_end(outer);
+	return rc;
+}
+
 /* Runs inner in ws, from the workdir or --cwd, on our terminal. */
 static int tty_run(struct app *a, const struct ws *ws, const struct strvec *inner,
 		   struct err *e)
 {
 	const char *cwd = a->o.exec.cwd;
+	char tag[17];
+	if (random_hex(tag, 16) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	tag[16] = '\0';
 	struct strvec cmd = {0}, argv = {0};
 	strvec_push(&cmd, "/bin/sh");
 	strvec_push(&cmd, "-c");
@@ -333,11 +357,16 @@ static int tty_run(struct app *a, const struct ws *ws, const struct strvec *inne
 	strvec_push(&cmd, ws->workdir ? ws->workdir : "");
 	/* A leading '-' would make cd read an option. */
 	strvec_pushf(&cmd, "%s%s", cwd && cwd[0] == '-' ? "./" : "", cwd ? cwd : "");
+	strvec_push(&cmd, tag);
 	strvec_push_all(&cmd, inner->v, inner->n);
 	engine_exec_tty_argv(&argv, a->engine, ws->id, a->cfg.env.v, a->cfg.env.n, cmd.v, cmd.n);
-	int status = proc_run_tty(strvec_argv(&argv), a->envp.v, e);
-	if (status < 0 && e->kind == ERR_NONE)
-		err_set(e, ERR_ENGINE, "lost track of %s", a->engine);
+	int stopped_by = 0;
+	int status = proc_run_tty(strvec_argv(&argv), a->envp.v, &stopped_by, e);
+	if (stopped_by)
+		status = err_set(e, ERR_INTERRUPTED, "interrupted; %s",
+				 tty_kill(a, ws, tag) == 0
+				 ? "what the terminal ran in the workspace was stopped"
+				 : "what the terminal ran may still run in the workspace");
 	strvec_clear(&argv);
 	strvec_clear(&cmd);
 	return status;
@@ -368,7 +397,7 @@ int exec_tty(struct app *a, struct err *e)
 	if (a->o.timeout_given)
 		return err_set(e, ERR_USAGE, "-t does not go with --timeout: a command with a terminal "
 			       "runs until it ends; run timeout(1) in the workspace for a limit");
-	if (check_command(a, e) < 0 || check_utf8(a, e) < 0 || check_terminal(a, e) < 0)
+	if (check_command(a, e) < 0 || check_values(a, e) < 0 || check_terminal(a, e) < 0)
 		return -1;
 	struct strvec inner = {0};
 	if (o->session) {
@@ -395,7 +424,7 @@ int cmd_shell(struct app *a, struct err *e)
 		return err_set(e, ERR_USAGE, "a shell has no JSON result: drop --json");
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "the shell takes no command; run one with sandbox exec -t");
-	if (check_session_env(a, e) < 0 || check_utf8(a, e) < 0 || check_terminal(a, e) < 0)
+	if (check_session_env(a, e) < 0 || check_values(a, e) < 0 || check_terminal(a, e) < 0)
 		return -1;
 	struct strvec inner = {0};
 	if (a->o.exec.session)

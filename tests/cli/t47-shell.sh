@@ -176,6 +176,20 @@ test_expect_success 'shell --session --cwd: the directory given wins, the export
 	ended 0
 '
 
+test_expect_success 'shell: SIGTERM to sandbox: 143, and what the terminal started is stopped in the workspace' '
+	term "$SBT -w $REF shell" &&
+	prompt &&
+	say "sleep 1234 & echo \"bg=\$((6 * 7))=\"" &&
+	screen_has 30 "^bg=42=$" &&
+	wait_until 30 has_proc "$REF" "^sleep 1234" &&
+	kill -TERM "$(sandbox_pid)" &&
+	ended 143 &&
+	screen_has 10 "sandbox: shell: interrupted; what the terminal ran in the workspace was stopped" &&
+	! has_proc "$REF" "^sleep 1234" &&
+	sb -w "$REF" exec -c "grep -l SANDBOX_TTY= /proc/[0-9]*/environ || :" >out &&
+	must_be_empty out
+'
+
 test_expect_success 'shell: stdin not a terminal is refused, status 2, and nothing runs' '
 	expect_status 2 sb -v -w "$REF" shell </dev/null >out 2>err &&
 	must_be_empty out &&
