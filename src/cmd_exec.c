@@ -345,6 +345,9 @@ static int tty_run(struct app *a, const struct ws *ws, const struct strvec *inne
 		   struct err *e)
 {
 	const char *cwd = a->o.exec.cwd;
+	/* A Ctrl-C during the check must not be lost: what follows ignores it. */
+	if (spawn_stopping())
+		return err_set(e, ERR_INTERRUPTED, "interrupted");
 	char tag[17];
 	if (random_hex(tag, 16) < 0)
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");

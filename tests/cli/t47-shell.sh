@@ -196,6 +196,12 @@ test_expect_success 'shell: stdin not a terminal is refused, status 2, and nothi
 	cmp_text "sandbox: shell: stdin is not a terminal; run sandbox shell from one, or give the commands to sandbox exec" err
 '
 
+test_expect_success 'shell: a workspace that does not exist: 255 and a message' '
+	term "$SBT -w $PFX-nosuch shell 2>$TRASH/err" &&
+	ended 255 &&
+	cmp_text "sandbox: shell: workspace $PFX-nosuch does not exist (destroyed?); create one with ${SQ}sandbox create${SQ}" err
+'
+
 test_expect_success 'shell: --json is refused, status 2' '
 	expect_status 2 sb -w "$REF" --json shell </dev/null >out 2>err &&
 	grep_file "\"kind\":\"usage\"" out &&
@@ -239,6 +245,13 @@ test_expect_success 'exec -t: stdin not a terminal is refused, status 2, and not
 	expect_status 2 sb -v -w "$REF" exec -t -- true </dev/null >out 2>err &&
 	must_be_empty out &&
 	cmp_text "sandbox: exec: -t needs a terminal on stdin, and stdin is not one; run it from a terminal, or without -t" err
+'
+
+test_expect_success 'exec -t: a value not UTF-8, and a variable SANDBOX_TTY, are refused, status 2' '
+	expect_status 2 sb -w "$REF" exec -t -- echo "$(printf "a\377")" </dev/null >out 2>err &&
+	cmp_text "sandbox: exec: with a terminal, the command line, --cwd and the variables must be UTF-8 text; run it without one" err &&
+	expect_status 2 sb -w "$REF" exec -t -e SANDBOX_TTY=1 -- true </dev/null >out 2>err &&
+	cmp_text "sandbox: exec: variable SANDBOX_TTY: with a terminal, it is sandbox${SQ}s own; choose another name" err
 '
 
 test_expect_success 'exec -t refuses --json, --background and --timeout, status 2' '
