@@ -26,6 +26,7 @@ struct exec_opts {             /* exec and run */
 	const char *session;   /* exec --session NAME (an MCP server's own) */
 	bool reset;            /* --reset: the session starts afresh */
 	bool background;       /* --background: a job; its id is the result */
+	bool tty;              /* exec -t: with a terminal, ours */
 };
 struct life_opts {             /* destroy and prune */
 	bool all, stopped;
@@ -84,6 +85,7 @@ struct apply_opts {
 struct opts {
 	struct strvec args;    /* positional arguments, or the command */
 	struct strvec extra;   /* create, run: engine run arguments after -- */
+	bool timeout_given;    /* --timeout was on the command line */
 	struct exec_opts exec;
 	struct life_opts life;
 	struct read_opts read;
@@ -145,6 +147,7 @@ struct app {
 
 int cmd_create(struct app *a, struct err *e);
 int cmd_exec(struct app *a, struct err *e);
+int cmd_shell(struct app *a, struct err *e);
 int cmd_run(struct app *a, struct err *e);
 int cmd_start(struct app *a, struct err *e);
 int cmd_stop(struct app *a, struct err *e);

@@ -104,7 +104,6 @@ CLI_CALL(list, list)
 CLI_CALL(destroy, removed)
 CLI_CALL(prune, removed)
 CLI_CALL(trust, trust)
-CLI_CALL(exec, exec)
 CLI_CALL(read, read)
 CLI_CALL(write, write)
 CLI_CALL(edit, edit)
@@ -129,6 +128,20 @@ MCP_CALL(jobs)
 MCP_CALL(logs)
 MCP_CALL(kill)
 MCP_CALL(diff)
+
+/* exec -t has no result to show: the command had the terminal. */
+int cmd_exec(struct app *a, struct err *e)
+{
+	if (a->o.exec.tty)
+		return exec_tty(a, e);
+	struct exec_result r;
+	int rc = do_exec(a, &r, e);
+	if (rc < 0)
+		return -1;
+	present_cli_exec(a, &r);
+	exec_result_free(&r);
+	return rc;
+}
 
 /* run's workspace is removed whatever happened: when it could not be,
  * stderr says so, after the result or the error. */

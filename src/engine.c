@@ -120,6 +120,20 @@ void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
 	strvec_push_all(out, cmd, ncmd);
 }
 
+void engine_exec_tty_argv(struct strvec *out, const char *engine, const char *ctr,
+			  char *const *env, size_t nenv, char *const *cmd, size_t ncmd)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "exec");
+	strvec_push(out, "--interactive");
+	strvec_push(out, "--tty");
+	for (size_t i = 0; i < nenv; i++)
+		strvec_pushf(out, "--env=%s", env[i]);
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+	strvec_push_all(out, cmd, ncmd);
+}
+
 void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr)
 {
 	strvec_push(out, engine);

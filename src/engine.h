@@ -31,6 +31,11 @@ void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
 		      char *const *env, size_t nenv, bool interactive,
 		      char *const *cmd, size_t ncmd);
 
+/* `exec --interactive --tty --env=K=V... -- CTR CMD...`: the command
+ * gets a terminal of the engine's, joined to the client's own. */
+void engine_exec_tty_argv(struct strvec *out, const char *engine, const char *ctr,
+			  char *const *env, size_t nenv, char *const *cmd, size_t ncmd);
+
 /* `inspect` of one container: "ID\tRUNNING\tLABEL\tWORKDIR\tNONCE". */
 void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr);
 /* `inspect` of several: "ID\tNAME\tSTATE\tIMAGE\tCREATED" per line. */

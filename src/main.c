@@ -40,6 +40,8 @@ static int apply_opt(struct app *a, struct parsed *p, const struct opt *o,
 	long n = 0;
 	switch (o->id) {
 	case O_KEY:
+		if (strcmp(o->key, "timeout") == 0)
+			a->o.timeout_given = true;
 		p->keys = xrealloc(p->keys, (p->nkeys + 1) * sizeof(*p->keys));
 		p->keys[p->nkeys++] = (struct pending){o->key, val};
 		return 0;

@@ -29,6 +29,11 @@ static const struct command commands[] = {
 	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
 	 "and grep tools for files rather than cat, sed or find.",
 	 true, false, NULL},
+	{C_SHELL, "shell", cmd_shell, NULL, "shell [--cwd DIR] [--session NAME]",
+	 "Open an interactive shell (bash if the image has it, else sh) with a\n"
+	 "terminal in the workspace named by -w or SANDBOX_WORKSPACE, or in a new\n"
+	 "one. Needs a terminal on stdin. Exits with the shell's status.\n",
+	 NULL, false, false, NULL},
 	{C_RUN, "run", cmd_run, NULL, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
 	 "Create a workspace, run one command in it, remove it whatever happens.\n", NULL,
 	 true, false, NULL},
@@ -218,19 +223,26 @@ static const struct opt opts[] = {
 	{O_KEY, "timeout", 0, "timeout", C_CMDS, CMD(C_EXEC), OT_SECONDS, .key = "timeout",
 	 .metavar = "SECONDS", .help = "kill the command in the workspace after this",
 	 .desc = "Seconds before the command and everything it started are killed (default: the server's)."},
-	{O_CWD, "cwd", 0, "cwd", C_CMDS, CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
+	{O_CWD, "cwd", 0, "cwd", C_CMDS | CMD(C_SHELL), CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
 	 .help = "directory to run in (relative: under the workdir)",
 	 .desc = "Directory to run in, relative to the workspace directory; like a cd, the "
 		 "session keeps it.",
 	 .at = OPT_AT(exec.cwd)},
 	{O_INTERACTIVE, "interactive", 'i', NULL, C_CMDS, 0, OT_FLAG,
 	 .help = "forward stdin to the command", .at = OPT_AT(exec.interactive)},
+	{O_TTY, "tty", 't', NULL, CMD(C_EXEC), 0, OT_FLAG,
+	 .help = "run it with a terminal (top, vi, a REPL): needs one\n"
+		 "on stdin; no timeout", .at = OPT_AT(exec.tty)},
 	{O_SESSION, "session", 0, "session", CMD(C_EXEC), CMD(C_EXEC), OT_TEXT, 1, 0,
 	 .metavar = "NAME", .help = "start in the directory and with the exported variables\n"
 				    "the session's last command left; keep what this one leaves",
 	 .desc = "Session to run in: the command starts in the directory and with the exported "
 		 "variables the session's previous command left, and leaves its own (default: this "
 		 "server's session).",
+	 .at = OPT_AT(exec.session)},
+	{O_SESSION, "session", 0, NULL, CMD(C_SHELL), 0, OT_TEXT, 1, 0, .metavar = "NAME",
+	 .help = "start in the directory and with the exported variables\n"
+		 "exec --session NAME left; the shell keeps nothing there",
 	 .at = OPT_AT(exec.session)},
 	{O_RESET, "reset", 0, "reset", CMD(C_EXEC), CMD(C_EXEC), OT_FLAG,
 	 .help = "start the session afresh", .desc = "Start the session afresh (default false).",

@@ -235,6 +235,9 @@ int do_destroy(struct app *a, struct removed_result *res, struct err *e);
 int do_prune(struct app *a, struct removed_result *res, struct err *e);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);
 int do_exec(struct app *a, struct exec_result *res, struct err *e);
+/* exec -t: the command with our terminal; its status, and no result to
+ * show (the terminal showed it all). */
+int exec_tty(struct app *a, struct err *e);
 /* Starts cmd as a background job in ws (cmd_job.c), shown as shown in
  * the list of jobs: id gets its number. */
 int job_start(struct app *a, struct ws *ws, char *const *cmd, size_t n, const char *shown,

@@ -99,7 +99,7 @@ const char SCRIPT_SESSION[] =
 	"shift 5; "
 	"while [ \"$_sandbox_n\" -gt 0 ]; do export \"$1\"; shift; _sandbox_n=$((_sandbox_n - 1)); done; "
 	"_sandbox_save() { "
-	"set +e; umask 077; export _sandbox_c=\"$PWD\"; "
+	"set +e; umask 077; export _sandbox_c=\"$PWD\"; unset -v SANDBOX_TTY; "
 	"[ -z \"${BASH_VERSION-}\" ] || export -n UID EUID PPID BASHOPTS SHELLOPTS 2>/dev/null; "
 	"{ [ -d \"$_sandbox_s\" ] || \\command -p mkdir -p \"$_sandbox_s\"; } && "
 	"export -p >\"$_sandbox_s/env.$$\" && "
@@ -111,6 +111,44 @@ const char SCRIPT_SESSION[] =
 	"if [ \"$_sandbox_k\" = b ]; then exec \"$@\"; fi; "
 	"if [ \"$_sandbox_k\" = c ]; then _sandbox_k=$1; shift; eval \"$_sandbox_k\"; else \"$@\"; fi; "
 	"_sandbox_k=$?; _sandbox_save; _sandbox_z=1; exit \"$_sandbox_k\"";
+
+/* No variables of its own but SANDBOX_TTY: one would take the place of
+ * the command's. */
+const char SCRIPT_TTY[] =
+	"if [ -n \"$1\" ] && ! cd \"$1\" 2>/dev/null; then\n"
+	"  printf 'sandbox: cannot enter the workdir %s\\n' \"$1\" >&2; exit 1\n"
+	"fi\n"
+	"if [ -n \"$2\" ] && ! cd \"$2\" 2>/dev/null; then\n"
+	"  printf 'sandbox: %s: no such directory in the workspace\\n' \"$2\" >&2; exit 1\n"
+	"fi\n"
+	"SANDBOX_TTY=$3\n"
+	"export SANDBOX_TTY\n"
+	"shift 3\n"
+	"exec \"$@\"\n";
+
+/* A process's environment as it was when it started (/proc/PID/environ):
+ * a process that dropped the variable, or the workspace itself, can hide
+ * from it; it is a terminal's clean-up, not a fence. */
+const char SCRIPT_TTY_KILL[] =
+	SAFE_PATH
+	"t=SANDBOX_TTY=$1\n"
+	"case $1 in ''|*[!0-9a-f]*) exit 2 ;; esac\n"
+	"f() {\n"
+	"  n=0\n"
+	"  for e in /proc/[0-9]*/environ; do\n"
+	"    p=${e#/proc/}; p=${p%/environ}\n"
+	"    if tr '\\000' '\\n' <\"$e\" 2>/dev/null | grep -qxF \"$t\"; then\n"
+	"      kill -$1 \"$p\" 2>/dev/null && n=1\n"
+	"    fi\n"
+	"  done\n"
+	"}\n"
+	"f TERM\n"
+	"[ $n = 0 ] || { sleep 1; f KILL; }\n"
+	"exit 0\n";
+
+const char SCRIPT_SHELL[] =
+	"if [ -x /bin/bash ]; then exec /bin/bash; fi\n"
+	"exec /bin/sh\n";
 
 /* TERM to the process group PGID, KILL when it is still there a second
  * later, then says whether it is gone: "gone" or "alive" on stdout. Only

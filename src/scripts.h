@@ -35,6 +35,25 @@ extern const char SCRIPT_EXEC[];
  * nothing. */
 extern const char SCRIPT_SESSION[];
 
+/* A command with our terminal (exec -t, shell): /bin/sh -c SCRIPT_TTY
+ * sh WORKDIR CWD TAG CMD [ARG...] enters WORKDIR, then CWD (relative to
+ * it), and becomes CMD with SANDBOX_TTY=TAG exported, which every
+ * process it starts inherits; it says why on stderr and exits 1 when it
+ * cannot. No markers: the output goes to the terminal, and nobody reads
+ * it but the person there; the engine client's status is the command's.
+ * A session does not keep SANDBOX_TTY (SCRIPT_SESSION). */
+extern const char SCRIPT_TTY[];
+
+/* sh -c SCRIPT_TTY_KILL sh TAG: TERM to every process of the workspace
+ * that started with SANDBOX_TTY=TAG, KILL a second later to those still
+ * there; for when sandbox is stopped while the engine client runs (the
+ * engines leave the command running when their client goes). */
+extern const char SCRIPT_TTY_KILL[];
+
+/* The shell of `sandbox shell`: /bin/sh -c SCRIPT_SHELL sh becomes
+ * /bin/bash when the image has it, else /bin/sh. */
+extern const char SCRIPT_SHELL[];
+
 /* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
  * PGID. TERM to its process group, KILL a second later; answers "gone"
  * or "alive" on stdout. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,6 +296,69 @@ int spawn_write_out(int fd, const void *buf, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* The terminal as it was, put back after a client that could not
+ * (killed) left it raw; only from the foreground, where it is ours. */
+static void tty_restore(const struct termios *t)
+{
+	if (tcgetpgrp(0) == getpgrp())
+		tcsetattr(0, TCSADRAIN, t);
+}
+
+int proc_run_tty(char *const argv[], char *const envp[], int *stopped_by, struct err *e)
+{
+	/* Ctrl-\ before the client made the terminal raw must not kill us
+	 * and leave it behind. The child gets every default back. */
+	struct sigaction ign, quit;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGQUIT, &ign, &quit);
+	struct termios tio;
+	bool saved = tcgetattr(0, &tio) == 0;
+	*stopped_by = 0;
+	struct proc p;
+	int status = -1;
+	if (proc_spawn(&p, argv, envp, IO_INHERIT, IO_INHERIT, IO_INHERIT, e) < 0)
+		goto out;
+	int seen = signals;
+	long long kill_at = -1;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(p.pid, &st, WNOHANG);
+		if (r == p.pid) {
+			status = wait_status(st);
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			err_set(e, ERR_ENGINE, "lost track of %s: %s", argv[0], strerror(errno));
+			break;
+		}
+		if (signals != seen) {
+			seen = signals;
+			int sig = spawn_interrupted;
+			if ((sig == SIGTERM || sig == SIGHUP) && !*stopped_by) {
+				*stopped_by = sig;
+				kill(p.pid, sig);
+				kill_at = now_ms() + PROC_TERM_MS;
+			}
+		}
+		if (kill_at >= 0 && now_ms() >= kill_at) {
+			kill(p.pid, SIGKILL);
+			kill_at = -1;
+		}
+		/* No SIGCHLD handler to wake us: a look every 50 ms, or at once
+		 * when a signal came. */
+		struct pollfd pfd = {sig_pipe[0], POLLIN, 0};
+		if (poll(&pfd, 1, 50) > 0)
+			spawn_signal_drain();
+	}
+	if (saved)
+		tty_restore(&tio);
+out:
+	sigaction(SIGQUIT, &quit, NULL);
+	return status;
 }
 
 int proc_call_start(struct proc_call *c, char *const argv[], char *const envp[],

@@ -72,6 +72,17 @@ int proc_wait(struct proc *p);
 int proc_wait_for(struct proc *p, long long ms);
 void proc_close(struct proc *p);
 
+/* Runs argv on our own terminal: stdin, stdout and stderr inherited, in
+ * our process group (the terminal's foreground one), so that the client
+ * reads the keyboard and gets the window's size changes (SIGWINCH) from
+ * the terminal itself. Meanwhile a SIGINT or SIGQUIT typed there reaches
+ * the client, and we neither die nor act on it; the first SIGTERM or
+ * SIGHUP sent to us is passed on to it (KILL after PROC_TERM_MS), and
+ * said in *stopped_by (else 0). The terminal's settings are put back
+ * after it. Returns its status as proc_wait does, or -1 with e set when
+ * it could not be started. */
+int proc_run_tty(char *const argv[], char *const envp[], int *stopped_by, struct err *e);
+
 /* What proc_run keeps of each stream: an engine's answers are small. */
 #define PROC_OUT_MAX (4 * 1024 * 1024)
 /* How long a client gets to end after SIGTERM or after closing its output. */

@@ -49,7 +49,7 @@ test_expect_success 'exec --help is help exec' '
 '
 
 test_expect_success 'help COMMAND works for every command' '
-	for c in create exec run start stop destroy list prune trust; do
+	for c in create exec shell run start stop destroy list prune trust; do
 		"$SANDBOX" help $c >out 2>err &&
 		grep_file "^usage: sandbox $c" out &&
 		must_be_empty err || return 1

@@ -300,6 +300,23 @@ static void test_exec(void)
 	strvec_clear(&out);
 }
 
+static void test_exec_tty(void)
+{
+	struct strvec out = {0};
+	char *env[] = {"A=1", "--B=2"};
+	char *cmd[] = {"/bin/sh", "-c", "-x", "--"};
+	engine_exec_tty_argv(&out, "/usr/bin/docker", "ctr1", env, 2, cmd, 4);
+	const char *exp[] = {"/usr/bin/docker", "exec", "--interactive", "--tty", "--env=A=1",
+			     "--env=--B=2", "--", "ctr1", "/bin/sh", "-c", "-x", "--", NULL};
+	is_argv(&out, exp, "exec tty: interactive and a tty, env as --env=K=V, -- before the container");
+	strvec_clear(&out);
+
+	engine_exec_tty_argv(&out, "podman", "-ctr", NULL, 0, NULL, 0);
+	const char *exp2[] = {"podman", "exec", "--interactive", "--tty", "--", "-ctr", NULL};
+	is_argv(&out, exp2, "exec tty: no env, no command");
+	strvec_clear(&out);
+}
+
 static void test_queries(void)
 {
 	struct strvec out = {0};
@@ -385,6 +402,7 @@ int main(void)
 	test_run_extra();
 	test_run_refusals();
 	test_exec();
+	test_exec_tty();
 	test_queries();
 	test_lifecycle();
 	test_doctor();

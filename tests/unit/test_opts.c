@@ -198,6 +198,7 @@ static void test_fields(void)
 	} own[] = {
 		{C_EXEC, offsetof(struct opts, exec), sizeof(struct exec_opts)},
 		{C_RUN, offsetof(struct opts, exec), sizeof(struct exec_opts)},
+		{C_SHELL, offsetof(struct opts, exec), sizeof(struct exec_opts)},
 		{C_DESTROY, offsetof(struct opts, life), sizeof(struct life_opts)},
 		{C_PRUNE, offsetof(struct opts, life), sizeof(struct life_opts)},
 		{C_READ, offsetof(struct opts, read), sizeof(struct read_opts)},
