@@ -747,14 +747,23 @@ static struct side new_side(const struct copy_ctx *c, const struct copy_change *
 	return (struct side){g->data.buf ? g->data.buf : "", g->data.len, g->cut};
 }
 
+/* "a/PATH", in double quotes with C escapes when PATH holds a control
+ * byte (as git does), so that no name can forge a line of the diff. */
+static void label(struct sbuf *out, const char *side, const char *path)
+{
+	char *raw = xasprintf("%s/%s", side, path);
+	tool_show_path(out, raw, false);
+	free(raw);
+}
+
 static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 {
 	struct sbuf *t = &ch->text;
 	const struct copy_entry *b = ch->old, *n = ch->now;
-	char la[COPY_PATH_MAX + 3], lb[COPY_PATH_MAX + 3];
-	snprintf(la, sizeof(la), "a/%s", ch->path);
-	snprintf(lb, sizeof(lb), "b/%s", ch->path);
-	struct sbuf keep = {0};
+	struct sbuf sa = {0}, sb = {0}, keep = {0};
+	label(&sa, "a", ch->path);
+	label(&sb, "b", ch->path);
+	const char *la = sa.buf, *lb = sb.buf;
 	/* A type change shows as the old path deleted, then the new one added. */
 	bool del = b && (!n || ch->kind == 'T'), add = n && (!b || ch->kind == 'T');
 	if (b && b->type != 'd' && (del || ch->kind == 'M')) {
@@ -788,6 +797,8 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 		copy_entry_free(&st);
 	}
 	sbuf_free(&keep);
+	sbuf_free(&sa);
+	sbuf_free(&sb);
 }
 
 int do_diff(struct app *a, struct diff_result *r, struct err *e)

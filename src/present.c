@@ -988,8 +988,11 @@ void diff_model(struct sbuf *out, const struct diff_result *r)
 		const struct copy_change *c = &r->v[i];
 		if (c->text.len)
 			sbuf_add(out, c->text.buf, c->text.len);
-		else if (c->new_type == 'd' || c->old_type == 'd')
-			sbuf_addf(out, "directory %s: %s\n", c->path, kind_name(c->kind));
+		else if (c->new_type == 'd' || c->old_type == 'd') {
+			sbuf_adds(out, "directory ");
+			tool_show_path(out, c->path, false);
+			sbuf_addf(out, ": %s\n", kind_name(c->kind));
+		}
 	}
 }
 

@@ -204,6 +204,18 @@ test_expect_success 'apply PATH writes only that path, and only it joins the bas
 	cmp_text "two.txt" names
 '
 
+test_expect_success 'a name with a newline: quoted in the diff and the lines, written as it is by apply' '
+	nl=$(printf "nl\nname") &&
+	sb -w "$REF" exec -- sh -c "printf x >\"\$1\"" sh "$nl" &&
+	expect_status 1 sb -w "$REF" diff "$nl" >d &&
+	grep_file -x -F "diff --git \"a/nl\\nname\" \"b/nl\\nname\"" d &&
+	expect_status 1 sb -w "$REF" diff --name-only "$nl" >names &&
+	cmp_text "\"nl\\nname\"" names &&
+	sb -w "$REF" apply "$nl" >out &&
+	cmp_text "A \"nl\\nname\"" out &&
+	test "$(cat "proj/$nl")" = x
+'
+
 test_expect_success 'a link in DIR on the way is refused, --force or not, and nothing lands outside DIR' '
 	mkdir outside &&
 	sb -w "$REF" exec -- sh -c "echo x >newdir/deep/evil.txt" &&
