@@ -400,6 +400,54 @@ struct fetch {
 	char msg[300];
 };
 
+/* A hard link of the stream ('1') to a file it brought before: a file
+ * of its own with the same bytes (apply writes two files, as the copy
+ * had them, never one linked to the other). A link to anything else is
+ * not there. */
+static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
+{
+	const char *ln = f->tr->link;
+	while (ln[0] == '.' && ln[1] == '/')
+		ln += 2;
+	struct copy_entry *src = copy_tree_find(&f->c->now, ln);
+	struct got *sg = src ? &f->c->got[src - f->c->now.v] : NULL;
+	free(n->target);
+	n->target = NULL;
+	if (!src || src == n || !sg->fetched || src->type != 'f') {
+		n->type = 'x';
+		return 0;
+	}
+	n->type = 'f';
+	n->mode = src->mode;
+	n->size = src->size;
+	memcpy(n->sha, src->sha, sizeof(n->sha));
+	if (!f->apply) {
+		if (!sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
+			sbuf_add(&g->data, sg->data.buf ? sg->data.buf : "", sg->data.len);
+			f->c->kept += sg->data.len;
+		} else {
+			g->cut = true;
+		}
+		return 0;
+	}
+	snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
+	int in = openat(f->c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
+	int out = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int rc = in >= 0 && out >= 0 ? 0 : -1;
+	char buf[READ_BUF];
+	ssize_t r;
+	while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
+		if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
+			rc = -1;
+	if (out >= 0 && close(out) < 0)
+		rc = -1;
+	if (in >= 0)
+		close(in);
+	if (rc < 0)
+		snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
+	return rc;
+}
+
 static int fetch_entry(void *ctx, const char *name, char type, unsigned long long size)
 {
 	struct fetch *f = ctx;
@@ -414,6 +462,8 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	if (g->fetched || !must_fetch(f->c, n))
 		return 0;
 	g->fetched = true;
+	if (type == '1')
+		return fetch_hardlink(f, n, g);
 	char t = type == '0' || type == '\0' || type == '7' ? 'f' : type == '5' ? 'd' : type == '2' ? 'l' : 'x';
 	n->type = t;
 	n->mode = t == 'l' ? 0777 : f->tr->mode & 0777;

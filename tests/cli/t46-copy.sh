@@ -216,6 +216,22 @@ test_expect_success 'a name with a newline: quoted in the diff and the lines, wr
 	test "$(cat "proj/$nl")" = x
 '
 
+test_expect_success 'hard links of the workspace are diffed and applied as files of their own' '
+	sb -w "$REF" exec -- sh -c "echo more >>run.sh && ln run.sh hard1 && echo h >hard2 && ln hard2 hard3" &&
+	expect_status 1 sb -w "$REF" diff --name-only run.sh hard1 hard2 hard3 >names &&
+	cmp_text "hard1
+hard2
+hard3
+run.sh" names &&
+	expect_status 1 sb -w "$REF" diff hard3 >d &&
+	grep_file -x "+h" d &&
+	sb -w "$REF" apply run.sh hard1 hard2 hard3 >out &&
+	tail -n 1 proj/hard1 >last && cmp_text more last &&
+	cmp proj/run.sh proj/hard1 && cmp_text h proj/hard3 &&
+	test "$(stat -c %i proj/hard2)" != "$(stat -c %i proj/hard3)" &&
+	test "$(stat -c %i proj/run.sh)" != "$(stat -c %i proj/hard1)"
+'
+
 test_expect_success 'a link in DIR on the way is refused, --force or not, and nothing lands outside DIR' '
 	mkdir outside &&
 	sb -w "$REF" exec -- sh -c "echo x >newdir/deep/evil.txt" &&
