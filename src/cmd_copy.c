@@ -9,6 +9,8 @@
  * (SCRIPT_PACK), read with tar.h and hashed here. DIR is only ever
  * touched through descriptors opened one component at a time without
  * following links, so nothing is read or written outside it. */
+/* realpath(3) is XSI. */
+#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +65,25 @@ static int patterns(const struct cfg *c, const char *dir, struct strvec *out, st
 	if (fd >= 0)
 		close(fd);
 	free(path);
+	/* Never copied: apply's staging left by a kill, and our own state,
+	 * when it lies in DIR (a workspace could rewrite other copies'
+	 * baselines through apply). */
+	strvec_push(out, "/.sandbox-apply-*/");
+	char *state = copy_state_root(), *real = state ? realpath(state, NULL) : NULL;
+	size_t dl = strlen(dir);
+	if (real && strncmp(real, dir, dl) == 0 && real[dl] == '/') {
+		struct sbuf pat = {0};
+		sbuf_addc(&pat, '/');
+		for (const char *s = real + dl + 1; *s; s++) {
+			if (strchr("*?[]{}\\", *s))
+				sbuf_addc(&pat, '\\');
+			sbuf_addc(&pat, *s);
+		}
+		strvec_push(out, pat.buf);
+		sbuf_free(&pat);
+	}
+	free(real);
+	free(state);
 	return rc;
 }
 
@@ -264,6 +285,8 @@ struct copy_ctx {
 	char stage_name[40];
 	int root;               /* DIR, or -1 */
 	const struct strvec *only; /* PATH arguments: only these, and what is under them */
+	bool ancestors;         /* and the directories on the way to them */
+	bool keep;              /* diff: keep the bytes that travel, to show them */
 };
 
 static void ctx_free(struct copy_ctx *c)
@@ -294,15 +317,19 @@ static void ctx_free(struct copy_ctx *c)
 		ws_free(&c->ws);
 }
 
-/* Whether rel is one of the PATH arguments or under one. */
+/* Whether rel is one of the PATH arguments or under one; for apply,
+ * also a directory on the way to one, which it may have to make. */
 static bool wanted(const struct copy_ctx *c, const char *rel)
 {
 	if (!c->only || !c->only->n)
 		return true;
+	size_t rl = strlen(rel);
 	for (size_t i = 0; i < c->only->n; i++) {
 		const char *p = c->only->v[i];
 		size_t n = strlen(p);
 		if (strncmp(rel, p, n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
+			return true;
+		if (c->ancestors && rl < n && strncmp(rel, p, rl) == 0 && p[rl] == '/')
 			return true;
 	}
 	return false;
@@ -369,8 +396,11 @@ static int list_now(struct copy_ctx *c, struct err *e)
 	tool_out_free(&out);
 	sbuf_free(&m);
 	strvec_clear(&args);
-	if (rc == 0)
-		c->got = calloc(c->now.n ? c->now.n : 1, sizeof(*c->got));
+	if (rc == 0) {
+		size_t n = c->now.n ? c->now.n : 1;
+		c->got = xmalloc(n * sizeof(*c->got));
+		memset(c->got, 0, n * sizeof(*c->got));
+	}
 	return rc;
 }
 
@@ -422,7 +452,7 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
 	n->size = src->size;
 	memcpy(n->sha, src->sha, sizeof(n->sha));
 	if (!f->apply) {
-		if (!sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
+		if (f->c->keep && !sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
 			sbuf_add(&g->data, sg->data.buf ? sg->data.buf : "", sg->data.len);
 			f->c->kept += sg->data.len;
 		} else {
@@ -439,6 +469,8 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
 	while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
 		if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
 			rc = -1;
+	if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
+		rc = -1;
 	if (out >= 0 && close(out) < 0)
 		rc = -1;
 	if (in >= 0)
@@ -455,11 +487,19 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	f->cur = NULL;
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
-	struct copy_entry *n = copy_tree_find(&f->c->now, name);
+	/* GNU tar ends a directory's name with '/'. */
+	char path[COPY_PATH_MAX + 2];
+	size_t len = strlen(name);
+	if (len > COPY_PATH_MAX + 1)
+		return 0;
+	memcpy(path, name, len + 1);
+	if (len > 1 && path[len - 1] == '/')
+		path[len - 1] = '\0';
+	struct copy_entry *n = copy_tree_find(&f->c->now, path);
 	if (!n)
 		return 0; /* not asked for: skipped */
 	struct got *g = &f->c->got[n - f->c->now.v];
-	if (g->fetched || !must_fetch(f->c, n))
+	if (g->fetched || !wanted(f->c, n->path) || !must_fetch(f->c, n))
 		return 0;
 	g->fetched = true;
 	if (type == '1')
@@ -503,7 +543,9 @@ static int fetch_data(void *ctx, const char *buf, size_t n)
 		return 0;
 	}
 	struct got *g = f->g;
-	if (!g->cut && g->data.len + n <= SHOW_MAX && f->c->kept + n <= SHOW_TOTAL_MAX) {
+	if (!f->c->keep)
+		g->cut = true;
+	else if (!g->cut && g->data.len + n <= SHOW_MAX && f->c->kept + n <= SHOW_TOTAL_MAX) {
 		sbuf_add(&g->data, buf, n);
 		f->c->kept += n;
 	} else if (!g->cut) {
@@ -523,9 +565,11 @@ static int fetch_end(void *ctx)
 	sha256_final(&f->h, d);
 	sha256_hex(d, f->cur->sha);
 	f->cur->size = f->size;
+	unsigned mode = f->cur->mode;
 	f->cur = NULL;
 	if (f->apply) {
-		int rc = close(f->fd);
+		int rc = fchmod(f->fd, mode);
+		rc = close(f->fd) < 0 ? -1 : rc;
 		f->fd = -1;
 		if (rc < 0) {
 			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
@@ -590,13 +634,21 @@ static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
 	sbuf_free(&names);
 	if (rc < 0)
 		return -1;
-	/* What must have travelled and did not is not there. */
+	/* What had to travel and did not is an error, never a deletion: a
+	 * file tar could not read, or one gone since it was listed. What
+	 * came as a device, FIFO or socket is left out. */
 	size_t k = 0;
 	for (size_t i = 0; i < c->now.n; i++) {
 		struct copy_entry *n = &c->now.v[i];
-		bool gone = wanted(c, n->path) && ((must_fetch(c, n) && !c->got[i].fetched) ||
-						   n->type == 'x');
-		if (gone) {
+		if (wanted(c, n->path) && must_fetch(c, n) && !c->got[i].fetched) {
+			struct sbuf shown = {0};
+			tool_show_path(&shown, n->path, false);
+			err_set(e, ERR_WORKSPACE, "the workspace listed %s but did not send it (unreadable, or "
+				"gone since); nothing was done: try again", shown.buf);
+			sbuf_free(&shown);
+			return -1;
+		}
+		if (wanted(c, n->path) && n->type == 'x') {
 			copy_entry_free(n);
 			sbuf_free(&c->got[i].data);
 			continue;
@@ -715,9 +767,11 @@ void copy_changes_free(struct copy_change *v, size_t n)
 
 /* ---- diff ---- */
 
+/* A path's mode as git writes it, but with the exact permission bits
+ * (git keeps only 644 or 755): what apply writes is what is shown. */
 static unsigned git_mode(char type, unsigned mode)
 {
-	return type == 'd' ? 040000 | mode : type == 'l' ? 0120000 : 0100000 | (mode & 0111 ? 0755 : 0644);
+	return type == 'd' ? 040000 | mode : type == 'l' ? 0120000 : 0100000 | mode;
 }
 
 static void count_lines(struct copy_change *ch, const char *s, size_t len)
@@ -816,6 +870,8 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 	const char *la = sa.buf, *lb = sb.buf;
 	/* A type change shows as the old path deleted, then the new one added. */
 	bool del = b && (!n || ch->kind == 'T'), add = n && (!b || ch->kind == 'T');
+	if (del && b->type == 'd')
+		sbuf_addf(t, "diff --git %s %s\ndeleted directory mode %06o\n", la, lb, git_mode('d', b->mode));
 	if (b && b->type != 'd' && (del || ch->kind == 'M')) {
 		struct side o = old_side(c, ch, &keep);
 		if (del && b->type != 'd') {
@@ -829,10 +885,12 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 					  git_mode(n->type, n->mode));
 			content_diff(ch, la, lb, o, new_side(c, ch));
 		}
-	} else if (b && b->type != 'd' && ch->kind == 'm' && git_mode('f', b->mode) != git_mode('f', n->mode)) {
+	} else if (ch->kind == 'm') {
 		sbuf_addf(t, "diff --git %s %s\nold mode %06o\nnew mode %06o\n", la, lb,
 			  git_mode(b->type, b->mode), git_mode(n->type, n->mode));
 	}
+	if (add && n->type == 'd')
+		sbuf_addf(t, "diff --git %s %s\nnew directory mode %06o\n", la, lb, git_mode('d', n->mode));
 	if (add && n->type != 'd') {
 		struct side s = new_side(c, ch);
 		sbuf_addf(t, "diff --git %s %s\nnew file mode %06o\n", la, lb, git_mode(n->type, n->mode));
@@ -856,6 +914,7 @@ int do_diff(struct app *a, struct diff_result *r, struct err *e)
 	*r = (struct diff_result){0};
 	struct copy_ctx c;
 	int rc = ctx_open(&c, a, e);
+	c.keep = true;
 	if (rc == 0)
 		rc = fetch_now(&c, false, e);
 	if (rc == 0) {
@@ -912,10 +971,88 @@ static bool parent_made(struct copy_change *v, size_t n, const char *path)
 	return ch && ch->new_type == 'd' && ch->kind != 'm';
 }
 
+/* What git obeys or runs on the host: its config and hooks (in .git,
+ * and in a submodule's git directory below it), and a .git that is not
+ * a directory (a "gitdir:" file sends git to a directory the workspace
+ * made). apply never writes them. */
+static bool git_sensitive(const struct copy_change *ch)
+{
+	const char *p = ch->path, *last = strrchr(p, '/');
+	last = last ? last + 1 : p;
+	if (strcmp(last, ".git") == 0 && (ch->old_type != 'd' || ch->new_type != 'd'))
+		return true;
+	bool in_git = false;
+	for (const char *s = p; *s;) {
+		size_t len = strcspn(s, "/");
+		if (len == 4 && memcmp(s, ".git", 4) == 0)
+			in_git = true;
+		else if (in_git && ((len == 5 && memcmp(s, "hooks", 5) == 0) ||
+				    (s == last && len == 6 && memcmp(s, "config", 6) == 0)))
+			return true;
+		s += len + (s[len] == '/');
+	}
+	return false;
+}
+
+/* Whether DIR's directory at rel holds only what the baseline has (so
+ * that removing the baseline's paths empties it). */
+static bool only_known(const struct copy_ctx *c, int dfd, struct sbuf *rel)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return false;
+	}
+	bool ok = true;
+	size_t len = rel->len;
+	struct dirent *de;
+	while (ok && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		sbuf_addc(rel, '/');
+		sbuf_adds(rel, de->d_name);
+		const struct copy_entry *b = copy_tree_find(&c->base.tree, rel->buf);
+		struct stat sb;
+		if (!b || fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			ok = false;
+		else if (S_ISDIR(sb.st_mode)) {
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			ok = sub >= 0 && only_known(c, sub, rel);
+		}
+		rel->len = len;
+		rel->buf[len] = '\0';
+	}
+	closedir(d);
+	return ok;
+}
+
 /* Checks one change against DIR as it is now. */
 static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		      struct copy_change *ch)
 {
+	if (git_sensitive(ch)) {
+		ch->refused = true;
+		ch->why = "git's config, a hook, or a .git that is no directory: git would obey or run "
+			  "it on the host; apply never writes it (read it, then copy it by hand)";
+		return;
+	}
+	if (ch->kind == 'T' && ch->old_type == 'd') {
+		const char *leaf;
+		int pfd = open_parent(c->root, ch->path, &leaf, false);
+		int dfd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		struct sbuf rel = {0};
+		sbuf_adds(&rel, ch->path);
+		if (dfd >= 0 && !only_known(c, dfd, &rel)) {
+			ch->refused = true;
+			ch->why = "DIR's directory holds files the copy did not (left out, or made since): "
+				  "it cannot become a file";
+		}
+		sbuf_free(&rel);
+		if (pfd >= 0)
+			close(pfd);
+		if (ch->refused)
+			return;
+	}
 	struct copy_entry st;
 	bool cut;
 	int rc = dir_state(c->root, ch->path, &st, NULL, &cut);
@@ -989,27 +1126,20 @@ static int apply_put(struct copy_ctx *c, struct copy_change *ch, bool force, str
 	int pfd = open_parent(c->root, ch->path, &leaf, force);
 	if (pfd < 0)
 		return apply_fail(ch, c->base.dir, "cannot reach its directory", e);
-	int rc = 0, fd;
+	int rc = 0;
+	struct stat sb;
 	if (n->type == 'd') {
+		/* Its mode comes last (apply_modes): a directory the workspace
+		 * made read-only must still take what goes in it. */
 		if (mkdirat(pfd, leaf, 0700) < 0 && errno != EEXIST)
 			rc = apply_fail(ch, c->base.dir, "cannot make it", e);
-		else if ((fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			rc = apply_fail(ch, c->base.dir, "cannot open it", e);
-		else {
-			if (fchmod(fd, n->mode) < 0)
-				rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
-			close(fd);
-		}
 	} else if (n->type == 'f' && ch->kind == 'm') {
-		fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 || fchmod(fd, n->mode) < 0)
+		if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode) ||
+		    fchmodat(pfd, leaf, n->mode, 0) < 0)
 			rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
-		if (fd >= 0)
-			close(fd);
 	} else if (n->type == 'f') {
-		const char *stage = c->got[ch->now_index].stage;
-		if (fchmodat(c->stage_fd, stage, n->mode, 0) < 0 ||
-		    renameat(c->stage_fd, stage, pfd, leaf) < 0)
+		/* Staged with its mode (fetch_end). */
+		if (renameat(c->stage_fd, c->got[ch->now_index].stage, pfd, leaf) < 0)
 			rc = apply_fail(ch, c->base.dir, "cannot put it in place", e);
 	} else {
 		char tmp[48] = ".sandbox-link-";
@@ -1034,7 +1164,7 @@ static int rebase(struct copy_ctx *c, struct copy_change *v, size_t n, struct er
 	for (size_t i = 0; i < c->base.tree.n; i++) {
 		const struct copy_entry *b = &c->base.tree.v[i];
 		const struct copy_change *ch = change_at(v, n, b->path);
-		if (ch && ch->done)
+		if (ch && (ch->done || ch->removed))
 			continue;
 		struct copy_entry x = *b;
 		x.path = xstrdup(b->path);
@@ -1077,9 +1207,11 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 	/* What goes: deepest first. */
 	for (size_t i = r->n; i-- > 0;) {
 		struct copy_change *ch = &r->v[i];
-		if (!ch->noop && ch->old && (ch->kind == 'D' || ch->kind == 'T') &&
-		    apply_remove(c, ch, e) < 0)
-			return -1;
+		if (!ch->noop && ch->old && (ch->kind == 'D' || ch->kind == 'T')) {
+			if (apply_remove(c, ch, e) < 0)
+				return -1;
+			ch->removed = true;
+		}
 		if (ch->kind == 'D')
 			ch->done = true;
 	}
@@ -1088,7 +1220,24 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 		struct copy_change *ch = &r->v[i];
 		if (ch->now && !ch->noop && apply_put(c, ch, force, e) < 0)
 			return -1;
-		ch->done = true;
+		ch->done = ch->now != NULL || ch->done;
+	}
+	/* Directories' modes, deepest first, once what is in them is there. */
+	for (size_t i = r->n; i-- > 0;) {
+		struct copy_change *ch = &r->v[i];
+		if (!ch->now || ch->now->type != 'd' || ch->noop)
+			continue;
+		const char *leaf;
+		int pfd = open_parent(c->root, ch->path, &leaf, false);
+		int fd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		int rc = fd >= 0 && fchmod(fd, ch->now->mode) == 0 ? 0
+			 : apply_fail(ch, c->base.dir, "cannot set its mode", e);
+		if (fd >= 0)
+			close(fd);
+		if (pfd >= 0)
+			close(pfd);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -1098,6 +1247,7 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
 	struct copy_ctx c;
 	int rc = ctx_open(&c, a, e);
+	c.ancestors = true;
 	if (rc == 0 && !r->check)
 		rc = stage_open(&c, e);
 	if (rc == 0)
@@ -1114,11 +1264,14 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 	}
 	bool go = rc == 0 && !r->check && !r->refused && (!r->conflicts || r->force);
 	if (go) {
-		rc = apply_all(&c, r, e);
-		struct err save_err = {0};
-		if (rebase(&c, r->v, r->n, rc < 0 ? &save_err : e) < 0 && rc == 0)
+		/* A write that fails half-way: what was written is the result,
+		 * and the baseline; the failure is its last line. */
+		struct err failed = {0};
+		if (apply_all(&c, r, &failed) < 0)
+			r->error = xstrdup(failed.msg);
+		r->applied = !r->error;
+		if (rebase(&c, r->v, r->n, r->error ? &failed : e) < 0 && !r->error)
 			rc = -1;
-		r->applied = true;
 	}
 	for (size_t i = 0; i < r->n; i++)
 		r->v[i].old = r->v[i].now = NULL;
@@ -1127,12 +1280,13 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 		apply_result_free(r);
 		return -1;
 	}
-	return r->refused || (r->conflicts && !r->force) ? 1 : 0;
+	return r->error || r->refused || (r->conflicts && !r->force) ? 1 : 0;
 }
 
 void apply_result_free(struct apply_result *r)
 {
 	copy_changes_free(r->v, r->n);
 	free(r->dir);
+	free(r->error);
 	*r = (struct apply_result){0};
 }

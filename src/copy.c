@@ -212,7 +212,15 @@ int copy_ignore_parse(const char *text, size_t len, const char *name, struct str
 
 bool copy_prunable(const char *p)
 {
-	return *p && !strpbrk(p, "/[{\\") && !has_control(p);
+	/* find's -name and glob.h agree on '*' and plain ASCII; not on '?'
+	 * (a byte there, a UTF-8 character here), nor on brackets, braces
+	 * and escapes. */
+	if (!*p)
+		return false;
+	for (const unsigned char *s = (const unsigned char *)p; *s; s++)
+		if (*s < 0x20 || *s >= 0x7f || strchr("/?[]{}\\", *s))
+			return false;
+	return true;
 }
 
 /* ---- the baseline ---- */
@@ -394,17 +402,20 @@ static bool id_ok(const char *id)
 	return true;
 }
 
+char *copy_state_root(void)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/sandbox", xdg);
+	if (home && home[0] == '/')
+		return xasprintf("%s/.local/state/sandbox", home);
+	return NULL;
+}
+
 char *copy_base_path(const char *id, bool mkdirs)
 {
-	if (!id_ok(id))
-		return NULL;
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char *root;
-	if (xdg && xdg[0] == '/')
-		root = xasprintf("%s/sandbox", xdg);
-	else if (home && home[0] == '/')
-		root = xasprintf("%s/.local/state/sandbox", home);
-	else
+	char *root = id_ok(id) ? copy_state_root() : NULL;
+	if (!root)
 		return NULL;
 	if (mkdirs) {
 		/* Each level, as mkdir -p would. */
@@ -538,7 +549,8 @@ int copy_manifest_parse(const char *buf, size_t len, const struct copy_excl *x,
 		}
 		v[n++] = (struct seen){.path = s + 2, .len = l - 2};
 	}
-	qsort(v, n, sizeof(*v), seen_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), seen_cmp);
 	for (size_t i = 1; i < n; i++)
 		if (copy_path_cmp(v[i - 1].path, v[i].path) == 0)
 			v[i - 1].dup = v[i].dup = true;

@@ -74,8 +74,10 @@ void copy_excl_free(struct copy_excl *x);
  * '!' (a pattern that takes a path back) is refused. */
 int copy_ignore_parse(const char *text, size_t len, const char *name, struct strvec *out,
 		      struct err *e);
-/* Of the patterns, those the workspace's find can prune by name (no '/',
- * no '[', '{' or '\'): the listing is smaller; the host checks all. */
+/* Of the patterns, those the workspace's find can prune by name, since
+ * its -name matches them as glob.h does: printable ASCII without '/',
+ * '?', brackets, braces or '\'. The listing is smaller; the host checks
+ * all. */
 bool copy_prunable(const char *pattern);
 
 /* What the host keeps of a copy. */
@@ -97,6 +99,9 @@ int copy_base_save(const char *path, const struct copy_base *b, struct err *e);
  * (else ~/.local/state/...); NULL when neither is set. mkdirs: make its
  * directories (0700). Caller frees. */
 char *copy_base_path(const char *id, bool mkdirs);
+/* $XDG_STATE_HOME/sandbox (else ~/.local/state/sandbox), or NULL.
+ * Caller frees. */
+char *copy_state_root(void);
 
 /* SCRIPT_MANIFEST's answer after its "OK" line: every path of the
  * workdir NUL-ended as "./PATH"; an empty one; lines "MODE SIZE ./PATH"

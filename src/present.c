@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grep.h"
 #include "json.h"
@@ -919,8 +920,26 @@ static void conflict_notes(FILE *err, const char *cmd, const struct copy_change 
 	}
 }
 
+/* The diff for a terminal: a control character that is not a newline
+ * or a tab shows as ^X, a C1 one (UTF-8) as <U+00XX>, so that no file
+ * can hide a line from the person reading it, or move the cursor. */
+static void write_visible(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f)
+			fprintf(f, "<U+%04X>", (unsigned char)s[++i]);
+		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fprintf(f, "^%c", c == 0x7f ? '?' : c + 0x40);
+		else
+			fputc(c, f);
+	}
+}
+
 void diff_text(FILE *f, FILE *err, const struct diff_result *r)
 {
+	bool tty = isatty(fileno(f));
 	size_t width = 0;
 	long long ins = 0, del = 0;
 	for (size_t i = 0; i < r->n; i++) {
@@ -938,6 +957,8 @@ void diff_text(FILE *f, FILE *err, const struct diff_result *r)
 			sbuf_free(&p);
 		} else if (r->stat) {
 			stat_line(f, c, width);
+		} else if (tty) {
+			write_visible(f, c->text.buf ? c->text.buf : "", c->text.len);
 		} else {
 			fwrite(c->text.buf ? c->text.buf : "", 1, c->text.len, f);
 		}
@@ -984,16 +1005,8 @@ void diff_model(struct sbuf *out, const struct diff_result *r)
 		sbuf_adds(out, "No changes since the copy.\n");
 		return;
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		const struct copy_change *c = &r->v[i];
-		if (c->text.len)
-			sbuf_add(out, c->text.buf, c->text.len);
-		else if (c->new_type == 'd' || c->old_type == 'd') {
-			sbuf_adds(out, "directory ");
-			tool_show_path(out, c->path, false);
-			sbuf_addf(out, ": %s\n", kind_name(c->kind));
-		}
-	}
+	for (size_t i = 0; i < r->n; i++)
+		sbuf_add(out, r->v[i].text.buf ? r->v[i].text.buf : "", r->v[i].text.len);
 }
 
 void apply_text(FILE *f, FILE *err, const struct apply_result *r)
@@ -1001,7 +1014,7 @@ void apply_text(FILE *f, FILE *err, const struct apply_result *r)
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct copy_change *c = &r->v[i];
-		if (c->refused || (c->conflict && !r->force))
+		if (c->refused || (c->conflict && !r->force) || (r->error && !c->done))
 			continue;
 		struct sbuf p = {0};
 		tool_show_path(&p, c->path, false);
@@ -1013,7 +1026,9 @@ void apply_text(FILE *f, FILE *err, const struct apply_result *r)
 	conflict_notes(err, "apply", r->v, r->n);
 	struct sbuf d = {0};
 	tool_show_path(&d, r->dir, false);
-	if (r->refused)
+	if (r->error)
+		fprintf(err, "sandbox: apply: %s\n", r->error);
+	else if (r->refused)
 		fprintf(err, "sandbox: apply: %zu path%s refused: nothing was written to %s\n", r->refused,
 			r->refused == 1 ? "" : "s", d.buf);
 	else if (r->conflicts && !r->force)
@@ -1035,11 +1050,13 @@ void apply_tree(struct jv *t, const struct apply_result *r)
 	put_str(t, "dir", r->dir);
 	put_bool(t, "check", r->check);
 	put_bool(t, "applied", r->applied);
+	if (r->error)
+		put_str(t, "error", r->error);
 	struct jv *a = jvb_put(t, "changes"), *c = NULL;
 	jvb_arr(a);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct copy_change *ch = &r->v[i];
-		if (ch->refused || (ch->conflict && !r->force))
+		if (ch->refused || (ch->conflict && !r->force) || (r->error && !ch->done))
 			continue;
 		change_tree(jvb_push(a), ch, false);
 	}

@@ -186,6 +186,7 @@ struct copy_change {
 	bool noop;               /* apply: DIR has it already */
 	bool kept;               /* apply: a directory left, not empty in DIR */
 	bool done;               /* apply: written */
+	bool removed;            /* apply: its old side removed from DIR */
 	long long insertions, deletions;
 	struct sbuf text;        /* diff: its part of the diff; owned */
 	/* While the command runs: its sides, and the new side's index. */
@@ -207,6 +208,8 @@ struct apply_result {
 	size_t conflicts, refused;
 	bool check, force;
 	bool applied;            /* written (not --check, nothing in the way) */
+	char *error;             /* a write failed half-way: why; the changes
+				  * done (done) were written. Owned. */
 };
 /* doctor: one line per check, in order. A check that could not be made
  * (the daemon down: no image to look for) is skipped, and says why. */

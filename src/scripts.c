@@ -746,11 +746,11 @@ const char SCRIPT_MANIFEST[] =
 	"if [ $n -gt 0 ]; then set -- \"$@\" ')' -prune -o; fi\n"
 	"shift $n\n"
 	"echo OK\n"
-	"find . -xdev \"$@\" -print0 2>/dev/null\n"
+	"find . -mindepth 1 \"$@\" -print0 2>/dev/null\n"
 	"printf '\\000'\n"
-	"find . -xdev \"$@\" -print0 2>/dev/null | xargs -0 -r stat -c '%f %s %n' 2>/dev/null\n"
+	"find . -mindepth 1 \"$@\" -print0 2>/dev/null | xargs -0 -r stat -c '%f %s %n' 2>/dev/null\n"
 	"echo --\n"
-	"find . -xdev \"$@\" -type f -print0 2>/dev/null | xargs -0 -r sha256sum 2>/dev/null\n"
+	"find . -mindepth 1 \"$@\" -type f -print0 2>/dev/null | xargs -0 -r sha256sum 2>/dev/null\n"
 	"exit 0\n";
 
 const char SCRIPT_PACK[] =

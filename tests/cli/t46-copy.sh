@@ -134,7 +134,10 @@ test_expect_success 'diff --name-only, --stat, a PATH, and --json' '
 	grep_file -E "^ blob.bin +\| Bin$" stat &&
 	grep_file -E "^ [0-9]+ paths changed, [0-9]+ insertions\(\+\), [0-9]+ deletions\(-\)$" stat &&
 	expect_status 1 sb -w "$REF" diff src/new.c ./newdir/ >two &&
-	grep -c "^diff --git" two >count && cmp_text 2 count &&
+	grep -c "^diff --git" two >count && cmp_text 4 count &&
+	grep -A1 -x "diff --git a/newdir/deep b/newdir/deep" two >part &&
+	cmp_text "diff --git a/newdir/deep b/newdir/deep
+new directory mode 040755" part &&
 	expect_status 0 sb -w "$REF" diff src/main.h >none && must_be_empty none &&
 	expect_status 1 sb -w "$REF" diff --json src >j &&
 	json_check j "d[\"changed\"] and {c[\"path\"]: c[\"kind\"] for c in d[\"changes\"]} == {\"src/json.h\": \"deleted\", \"src/json2.h\": \"added\", \"src/main.c\": \"modified\", \"src/new.c\": \"added\", \"src/util.c\": \"mode\"} and all(\"@@\" in c[\"diff\"] or c[\"kind\"] == \"mode\" for c in d[\"changes\"])"
@@ -230,6 +233,65 @@ run.sh" names &&
 	cmp proj/run.sh proj/hard1 && cmp_text h proj/hard3 &&
 	test "$(stat -c %i proj/hard2)" != "$(stat -c %i proj/hard3)" &&
 	test "$(stat -c %i proj/run.sh)" != "$(stat -c %i proj/hard1)"
+'
+
+test_expect_success 'exact modes are shown, a directory'"'"'s too, and applied after what goes in it' '
+	sb -w "$REF" exec -- sh -c "echo k >key && chmod 600 key && mkdir -p ro/sub && echo f >ro/sub/f && chmod 555 ro/sub && chmod 750 newdir" &&
+	sb -w "$REF" apply key >/dev/null &&
+	sb -w "$REF" exec -- chmod 644 key &&
+	expect_status 1 sb -w "$REF" diff key newdir ro >d &&
+	grep -A2 -x "diff --git a/key b/key" d >part &&
+	cmp_text "diff --git a/key b/key
+old mode 100600
+new mode 100644" part &&
+	grep -A2 -x "diff --git a/newdir b/newdir" d >part &&
+	cmp_text "diff --git a/newdir b/newdir
+old mode 040755
+new mode 040750" part &&
+	grep_file -x "new directory mode 040555" d &&
+	sb -w "$REF" apply key newdir ro >/dev/null &&
+	test "$(stat -c %a proj/key proj/newdir proj/ro/sub)" = "644
+750
+555" &&
+	cmp_text f proj/ro/sub/f
+'
+
+test_expect_success 'apply never writes git'"'"'s config or hooks, nor a .git that is no directory' '
+	sb -w "$REF" exec -- sh -c "mkdir -p .git/hooks && printf \"#!/bin/sh\\n\" >.git/hooks/post-checkout && echo \"[core]\" >>.git/config" &&
+	expect_status 1 sb -w "$REF" diff --name-only .git >names &&
+	grep_file -x ".git/hooks/post-checkout" names &&
+	expect_status 1 sb -w "$REF" apply .git 2>err &&
+	grep_file ".git/config: git${SQ}s config, a hook" err &&
+	grep_file ".git/hooks/post-checkout: git${SQ}s config, a hook" err &&
+	! test -e proj/.git/hooks && ! test -e proj/.git/config &&
+	sb -w "$REF" exec -- sh -c "rm -r .git/hooks .git/config"
+'
+
+test_expect_success 'a directory of DIR with files the copy did not have cannot become a file' '
+	mkdir -p proj/tobe && echo mine >proj/tobe/mine && echo x >proj/tobe/known &&
+	sb -w "$REF" exec -- sh -c "mkdir tobe && echo x >tobe/known" &&
+	sb -w "$REF" apply tobe >/dev/null 2>&1 &&
+	sb -w "$REF" exec -- sh -c "rm -r tobe && echo file >tobe" &&
+	expect_status 1 sb -w "$REF" apply tobe 2>err &&
+	grep_file "tobe: DIR${SQ}s directory holds files the copy did not" err &&
+	cmp_text mine proj/tobe/mine
+'
+
+test_expect_success 'patterns that find cannot match as the host does prune nothing else' '
+	mkdir p2 && echo keep >p2/main.c && echo r >p2/README && echo j >p2/.env && printf "%s\n" ".*" "?" >p2/.sandboxignore &&
+	new_ws P2 --copy p2 --exclude "??" &&
+	sb -w "$P2" diff >out 2>err &&
+	must_be_empty out && must_be_empty err &&
+	sb -w "$P2" exec -- ls -a >ls &&
+	grep_file -x README ls && grep_file -x main.c ls && no_grep_file -x .env ls
+'
+
+test_expect_success 'on a terminal, control characters of a file show as ^X' '
+	sb -w "$REF" exec -- sh -c "printf \"safe\\033[2J\\rhidden\\n\" >ctl.txt" &&
+	script -qec "$SANDBOX --engine $ENGINE -w $REF diff ctl.txt" /dev/null >tty.out;
+	grep_file -F "+safe^[[2J^Mhidden" tty.out &&
+	expect_status 1 sb -w "$REF" diff ctl.txt >plain &&
+	grep_file -F "$(printf "+safe\033[2J\rhidden")" plain
 '
 
 test_expect_success 'a link in DIR on the way is refused, --force or not, and nothing lands outside DIR' '
