@@ -760,6 +760,7 @@ static int copy_in(struct app *a, struct ws *ws, struct cp_spec *src, const char
 		   const struct copy_excl *excl, FILE *rec, struct cp_result *res, struct err *e)
 {
 	const char *kind = "c", *base = "x";
+	bool seed = rec != NULL;
 	bool follow = false;
 	if (!src->stream) {
 		size_t n = strlen(src->path);
@@ -772,7 +773,7 @@ static int copy_in(struct app *a, struct ws *ws, struct cp_spec *src, const char
 			return err_set(e, ERR_FAILED, "%s: not a directory", src->path);
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 			return err_set(e, ERR_FAILED, "%s: not a regular file, a directory or a link", src->path);
-		kind = contents ? "c" : S_ISDIR(st.st_mode) ? "d" : "f";
+		kind = contents ? (seed ? "s" : "c") : S_ISDIR(st.st_mode) ? "d" : "f";
 		follow = follow || contents;
 	}
 	char *arg = tool_arg_path(dest, e);

@@ -682,14 +682,18 @@ const char SCRIPT_CP_OUT[] =
 	"{ tar -cf - \"$@\" 2>/dev/null; echo \"tar:$?\" >&2; } | dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";
 
-/* A merge checks every incoming name against what is there: a link
+/* KIND s is c into a new workspace's workdir (create --copy), where
+ * nothing has run yet: when it is empty, it is replaced by the stream's
+ * tree in one rename rather than merged file by file.
+ * A merge checks every incoming name against what is there: a link
  * where a directory comes is refused (the files would go through it); a
  * link where a file comes is removed first (cp would write through it);
  * a directory and a file never replace each other. Then cp -a. The first
  * refusal is named, its control characters as '?'. */
 const char SCRIPT_CP_IN[] =
 	SAFE_PATH
-	"D=$1 k=$2 b=$3 s=$4 t=\n"
+	"D=$1 k=$2 b=$3 s=$4 t= z=\n"
+	"if [ \"$k\" = s ]; then k=c z=1; fi\n"
 	"no() { [ -z \"$t\" ] || rm -rf \"$t\"; echo \"E $1\"; cat >/dev/null 2>&1; exit 0; }\n"
 	"if [ -d \"$D\" ]; then\n"
 	"  if [ \"$k\" = c ]; then f=$D; else f=${D%/}/$b; fi\n"
@@ -713,6 +717,8 @@ const char SCRIPT_CP_IN[] =
 	"  mv -f \"$t/x\" \"$f\" 2>/dev/null || no rename\n"
 	"elif [ ! -e \"$f\" ] && [ ! -L \"$f\" ]; then\n"
 	"  mv \"$t/x\" \"$f\" 2>/dev/null || no rename\n"
+	"elif [ -n \"$z\" ] && [ -d \"$f\" ] && [ ! -L \"$f\" ] && rmdir \"$f\" 2>/dev/null; then\n"
+	"  mv \"$t/x\" \"$f\" 2>/dev/null || { mkdir \"$f\"; no rename; }\n"
 	"else\n"
 	"  [ -d \"$f\" ] || no notdir\n"
 	"  case $f in /*) ;; *) f=$PWD/$f ;; esac\n"

@@ -127,7 +127,8 @@ extern const char SCRIPT_CP_OUT[];
  * into DEST's directory as .sandbox-cp-SUFFIX, then renamed into place
  * (DEST/BASE when DEST is a directory, or DEST itself; KIND c: DEST),
  * or merged into an existing directory there, where no link may stand
- * for one of its directories. "OK", or "E WHY [NAME]". */
+ * for one of its directories; KIND s is c into a new workspace, whose
+ * empty DEST the tree replaces in one rename. "OK", or "E WHY [NAME]". */
 extern const char SCRIPT_CP_IN[];
 
 /* diff and apply (copy.h): sh -c SCRIPT_MANIFEST sh DIR [NAME...]:
