@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,7 +286,6 @@ struct copy_ctx {
 	char stage_name[40];
 	int root;               /* DIR, or -1 */
 	const struct strvec *only; /* PATH arguments: only these, and what is under them */
-	bool ancestors;         /* and the directories on the way to them */
 	bool keep;              /* diff: keep the bytes that travel, to show them */
 };
 
@@ -317,19 +317,29 @@ static void ctx_free(struct copy_ctx *c)
 		ws_free(&c->ws);
 }
 
-/* Whether rel is one of the PATH arguments or under one; for apply,
- * also a directory on the way to one, which it may have to make. */
+/* Whether rel is one of the PATH arguments or under one. */
 static bool wanted(const struct copy_ctx *c, const char *rel)
 {
 	if (!c->only || !c->only->n)
 		return true;
-	size_t rl = strlen(rel);
 	for (size_t i = 0; i < c->only->n; i++) {
 		const char *p = c->only->v[i];
 		size_t n = strlen(p);
 		if (strncmp(rel, p, n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
 			return true;
-		if (c->ancestors && rl < n && strncmp(rel, p, rl) == 0 && p[rl] == '/')
+	}
+	return false;
+}
+
+/* Whether rel is a directory on the way to a PATH argument: a new one
+ * there is made (and shown), since what goes in it needs it; no other
+ * change of it is taken. */
+static bool on_way(const struct copy_ctx *c, const char *rel)
+{
+	size_t rl = strlen(rel);
+	for (size_t i = 0; c->only && i < c->only->n; i++) {
+		const char *p = c->only->v[i];
+		if (rl < strlen(p) && strncmp(rel, p, rl) == 0 && p[rl] == '/')
 			return true;
 	}
 	return false;
@@ -416,6 +426,14 @@ static bool must_fetch(const struct copy_ctx *c, const struct copy_entry *n)
 	return !b || b->type != 'f' || strcmp(b->sha, n->sha) != 0;
 }
 
+/* Whether a path of now travels: one the command acts on that must, and
+ * any the listing was unsure of (its type decides what is in a
+ * directory, whatever the PATH arguments). */
+static bool needs(const struct copy_ctx *c, const struct copy_entry *n)
+{
+	return n->type == '?' || (wanted(c, n->path) && must_fetch(c, n));
+}
+
 /* The tar stream of the paths that travel. */
 struct fetch {
 	struct copy_ctx *c;
@@ -499,7 +517,7 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	if (!n)
 		return 0; /* not asked for: skipped */
 	struct got *g = &f->c->got[n - f->c->now.v];
-	if (g->fetched || !wanted(f->c, n->path) || !must_fetch(f->c, n))
+	if (g->fetched || !needs(f->c, n))
 		return 0;
 	g->fetched = true;
 	if (type == '1')
@@ -599,7 +617,7 @@ static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
 	size_t want = 0;
 	for (size_t i = 0; i < c->now.n; i++) {
 		const struct copy_entry *n = &c->now.v[i];
-		if (!wanted(c, n->path) || !must_fetch(c, n))
+		if (!needs(c, n))
 			continue;
 		sbuf_adds(&names, "./");
 		sbuf_add(&names, n->path, strlen(n->path) + 1);
@@ -637,10 +655,9 @@ static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
 	/* What had to travel and did not is an error, never a deletion: a
 	 * file tar could not read, or one gone since it was listed. What
 	 * came as a device, FIFO or socket is left out. */
-	size_t k = 0;
 	for (size_t i = 0; i < c->now.n; i++) {
 		struct copy_entry *n = &c->now.v[i];
-		if (wanted(c, n->path) && must_fetch(c, n) && !c->got[i].fetched) {
+		if (needs(c, n) && !c->got[i].fetched) {
 			struct sbuf shown = {0};
 			tool_show_path(&shown, n->path, false);
 			err_set(e, ERR_WORKSPACE, "the workspace listed %s but did not send it (unreadable, or "
@@ -648,7 +665,11 @@ static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
 			sbuf_free(&shown);
 			return -1;
 		}
-		if (wanted(c, n->path) && n->type == 'x') {
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < c->now.n; i++) {
+		struct copy_entry *n = &c->now.v[i];
+		if (n->type == 'x') {
 			copy_entry_free(n);
 			sbuf_free(&c->got[i].data);
 			continue;
@@ -741,7 +762,8 @@ static size_t changes(const struct copy_ctx *c, struct copy_change **v)
 		i += cmp <= 0;
 		j += cmp >= 0;
 		const char *path = b ? b->path : nw->path;
-		char k = wanted(c, path) ? kind_of(b, nw) : 0;
+		char k = wanted(c, path) ? kind_of(b, nw)
+			 : on_way(c, path) && !b && nw->type == 'd' ? 'A' : 0;
 		if (!k)
 			continue;
 		if (n == cap) {
@@ -823,8 +845,9 @@ static void content_diff(struct copy_change *ch, const char *la, const char *lb,
 	sbuf_free(&hunks);
 }
 
-/* The side a path had in DIR at the copy: from DIR when DIR still holds
- * it as it was (its bytes kept in keep), else ch->conflict. */
+/* The old side of a file: DIR's, which is the copy's unless check_one
+ * found a conflict (then what apply --force would write over); its
+ * bytes kept in keep. */
 static struct side old_side(const struct copy_ctx *c, struct copy_change *ch, struct sbuf *keep)
 {
 	const struct copy_entry *b = ch->old;
@@ -833,8 +856,6 @@ static struct side old_side(const struct copy_ctx *c, struct copy_change *ch, st
 	struct copy_entry st;
 	bool cut = false;
 	int rc = dir_state(c->root, b->path, &st, keep, &cut);
-	if (rc < 0 || !same(&st, b))
-		ch->conflict = true;
 	bool file = rc == 0 && st.type == 'f';
 	copy_entry_free(&st);
 	if (!file)
@@ -897,17 +918,13 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 		if (s.len || s.big)
 			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false}, s);
 	}
-	if (ch->kind == 'm' && b->type == 'f' && !ch->conflict) {
-		struct copy_entry st;
-		bool cut;
-		if (dir_state(c->root, b->path, &st, NULL, &cut) < 0 || !same(&st, b))
-			ch->conflict = true;
-		copy_entry_free(&st);
-	}
 	sbuf_free(&keep);
 	sbuf_free(&sa);
 	sbuf_free(&sb);
 }
+
+static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
+		      struct copy_change *ch);
 
 int do_diff(struct app *a, struct diff_result *r, struct err *e)
 {
@@ -918,9 +935,12 @@ int do_diff(struct app *a, struct diff_result *r, struct err *e)
 	if (rc == 0)
 		rc = fetch_now(&c, false, e);
 	if (rc == 0) {
+		/* What apply would say of each, then its text. */
 		r->n = changes(&c, &r->v);
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
+			check_one(&c, r->v, r->n, &r->v[i]);
 			diff_one(&c, &r->v[i]);
+		}
 		r->workspace = a->ws_name;
 		r->dir = xstrdup(c.base.dir);
 		r->stat = a->o.diff.stat;
@@ -975,19 +995,26 @@ static bool parent_made(struct copy_change *v, size_t n, const char *path)
  * and in a submodule's git directory below it), and a .git that is not
  * a directory (a "gitdir:" file sends git to a directory the workspace
  * made). apply never writes them. */
+static bool part_is(const char *s, size_t len, const char *word)
+{
+	return len == strlen(word) && strncasecmp(s, word, len) == 0;
+}
+
 static bool git_sensitive(const struct copy_change *ch)
 {
 	const char *p = ch->path, *last = strrchr(p, '/');
 	last = last ? last + 1 : p;
-	if (strcmp(last, ".git") == 0 && (ch->old_type != 'd' || ch->new_type != 'd'))
+	if (part_is(last, strlen(last), ".git") &&
+	    ((ch->old_type && ch->old_type != 'd') || (ch->new_type && ch->new_type != 'd')))
 		return true;
 	bool in_git = false;
 	for (const char *s = p; *s;) {
 		size_t len = strcspn(s, "/");
-		if (len == 4 && memcmp(s, ".git", 4) == 0)
+		if (part_is(s, len, ".git"))
 			in_git = true;
-		else if (in_git && ((len == 5 && memcmp(s, "hooks", 5) == 0) ||
-				    (s == last && len == 6 && memcmp(s, "config", 6) == 0)))
+		else if (in_git && (part_is(s, len, "hooks") ||
+				    (s == last && (part_is(s, len, "config") ||
+						   part_is(s, len, "config.worktree")))))
 			return true;
 		s += len + (s[len] == '/');
 	}
@@ -1030,6 +1057,15 @@ static bool only_known(const struct copy_ctx *c, int dfd, struct sbuf *rel)
 static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		      struct copy_change *ch)
 {
+	struct copy_entry now;
+	bool cut;
+	if (dir_state(c->root, ch->path, &now, NULL, &cut) == 0 &&
+	    ((ch->now && now.type && same(&now, ch->now)) || (!ch->now && !now.type))) {
+		ch->noop = true; /* DIR has it already */
+		copy_entry_free(&now);
+		return;
+	}
+	copy_entry_free(&now);
 	if (git_sensitive(ch)) {
 		ch->refused = true;
 		ch->why = "git's config, a hook, or a .git that is no directory: git would obey or run "
@@ -1054,7 +1090,6 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 			return;
 	}
 	struct copy_entry st;
-	bool cut;
 	int rc = dir_state(c->root, ch->path, &st, NULL, &cut);
 	if (rc < 0 && (errno == ELOOP || errno == ENOTDIR) && !parent_made(v, n, ch->path)) {
 		ch->refused = true;
@@ -1175,6 +1210,8 @@ static int rebase(struct copy_ctx *c, struct copy_change *v, size_t n, struct er
 		if (!v[i].done || !v[i].now)
 			continue;
 		struct copy_entry x = *v[i].now;
+		if (v[i].kind == 'm' && v[i].old && x.type == 'f')
+			x.size = v[i].old->size; /* same bytes: not the listing's word */
 		x.path = xstrdup(x.path);
 		x.target = x.target ? xstrdup(x.target) : NULL;
 		copy_tree_add(&t, &x);
@@ -1216,30 +1253,35 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 			ch->done = true;
 	}
 	/* What comes: a directory before what is in it. */
-	for (size_t i = 0; i < r->n; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
 		struct copy_change *ch = &r->v[i];
 		if (ch->now && !ch->noop && apply_put(c, ch, force, e) < 0)
-			return -1;
-		ch->done = ch->now != NULL || ch->done;
+			rc = -1;
+		else
+			ch->done = ch->now != NULL || ch->done;
 	}
-	/* Directories' modes, deepest first, once what is in them is there. */
+	/* Directories' modes, deepest first, once what is in them is there;
+	 * after a failure too, for those made. One whose mode could not be
+	 * set is not done: the baseline keeps what it was. */
 	for (size_t i = r->n; i-- > 0;) {
 		struct copy_change *ch = &r->v[i];
-		if (!ch->now || ch->now->type != 'd' || ch->noop)
+		if (!ch->now || ch->now->type != 'd' || ch->noop || !ch->done)
 			continue;
 		const char *leaf;
 		int pfd = open_parent(c->root, ch->path, &leaf, false);
 		int fd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		int rc = fd >= 0 && fchmod(fd, ch->now->mode) == 0 ? 0
-			 : apply_fail(ch, c->base.dir, "cannot set its mode", e);
+		if (fd < 0 || fchmod(fd, ch->now->mode) < 0) {
+			ch->done = false;
+			if (rc == 0)
+				rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
+		}
 		if (fd >= 0)
 			close(fd);
 		if (pfd >= 0)
 			close(pfd);
-		if (rc < 0)
-			return -1;
 	}
-	return 0;
+	return rc;
 }
 
 int do_apply(struct app *a, struct apply_result *r, struct err *e)
@@ -1247,7 +1289,6 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
 	struct copy_ctx c;
 	int rc = ctx_open(&c, a, e);
-	c.ancestors = true;
 	if (rc == 0 && !r->check)
 		rc = stage_open(&c, e);
 	if (rc == 0)
@@ -1270,8 +1311,9 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 		if (apply_all(&c, r, &failed) < 0)
 			r->error = xstrdup(failed.msg);
 		r->applied = !r->error;
-		if (rebase(&c, r->v, r->n, r->error ? &failed : e) < 0 && !r->error)
-			rc = -1;
+		struct err saving = {0};
+		if (rebase(&c, r->v, r->n, &saving) < 0 && !r->error)
+			r->error = xasprintf("%s; the changes above were written", saving.msg);
 	}
 	for (size_t i = 0; i < r->n; i++)
 		r->v[i].old = r->v[i].now = NULL;

@@ -15,18 +15,21 @@
 
 /* ---- paths ---- */
 
+/* Each byte's rank: the end of the path first, then '/', then the
+ * other bytes in their order (0x01 too, which '/' must not equal). */
+static int rank(unsigned char c)
+{
+	return c == '\0' ? 0 : c == '/' ? 1 : c + 1;
+}
+
 int copy_path_cmp(const char *a, const char *b)
 {
 	for (;; a++, b++) {
-		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-		if (x == y) {
-			if (!x)
-				return 0;
-			continue;
-		}
-		x = x == '/' ? 1 : x;
-		y = y == '/' ? 1 : y;
-		return x < y ? -1 : 1;
+		int x = rank((unsigned char)*a), y = rank((unsigned char)*b);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (!x)
+			return 0;
 	}
 }
 

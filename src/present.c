@@ -914,8 +914,9 @@ static void conflict_notes(FILE *err, const char *cmd, const struct copy_change 
 			continue;
 		struct sbuf p = {0};
 		tool_show_path(&p, v[i].path, false);
-		fprintf(err, "sandbox: %s: %s: %s\n", cmd, p.buf,
-			v[i].why ? v[i].why : "changed in DIR since the copy too (apply needs --force)");
+		fprintf(err, "sandbox: %s: %s: %s%s\n", cmd, p.buf,
+			v[i].why ? v[i].why : "changed in DIR since the copy",
+			strcmp(cmd, "diff") == 0 && v[i].conflict ? " (apply needs --force)" : "");
 		sbuf_free(&p);
 	}
 }
@@ -1014,7 +1015,8 @@ void apply_text(FILE *f, FILE *err, const struct apply_result *r)
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct copy_change *c = &r->v[i];
-		if (c->refused || (c->conflict && !r->force) || (r->error && !c->done))
+		if (c->refused || (c->conflict && !r->force) || (r->error && !c->done) ||
+		    (!r->check && !r->applied && !r->error) || c->noop)
 			continue;
 		struct sbuf p = {0};
 		tool_show_path(&p, c->path, false);
@@ -1056,7 +1058,7 @@ void apply_tree(struct jv *t, const struct apply_result *r)
 	jvb_arr(a);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct copy_change *ch = &r->v[i];
-		if (ch->refused || (ch->conflict && !r->force) || (r->error && !ch->done))
+		if (ch->refused || (ch->conflict && !r->force) || (r->error && !ch->done) || ch->noop)
 			continue;
 		change_tree(jvb_push(a), ch, false);
 	}

@@ -706,7 +706,7 @@ const char SCRIPT_CP_IN[] =
 	"[ -d \"$p\" ] || no notfound\n"
 	"t=$p/.sandbox-cp-$s\n"
 	"mkdir \"$t\" 2>/dev/null || { t=; no denied; }\n"
-	"tar -xf - -C \"$t\" 2>/dev/null\n"
+	"tar -xf - -C \"$t\" 2>/dev/null || [ -z \"$z\" ] || no input\n"
 	"[ -f \"$t/end\" ] || no input\n"
 	"if [ -f \"$t/times\" ]; then\n"
 	"  (cd \"$t\" && xargs -0 sh -c 'for r; do touch -d \"@${r%% *}\" \"${r#* }\"; done' sh <times)\n"

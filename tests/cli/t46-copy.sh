@@ -187,12 +187,13 @@ test_expect_success 'a path changed in DIR too is a conflict: nothing is written
 	expect_status 1 sb -w "$REF" apply --check 2>err &&
 	grep_file "src/util.h: changed in DIR since the copy" err &&
 	expect_status 1 sb -w "$REF" apply >out 2>err &&
+	must_be_empty out &&
 	grep_file "src/util.h: changed in DIR since the copy" err &&
 	grep_file "nothing was written" err &&
 	cmp util.c.before proj/src/util.c &&
 	tail -n 1 proj/src/util.h >last && cmp_text ours last &&
 	expect_status 1 sb -w "$REF" diff src/util.h >d 2>err &&
-	grep_file "src/util.h: changed in DIR since the copy too" err &&
+	grep_file "src/util.h: changed in DIR since the copy (apply needs --force)" err &&
 	sb -w "$REF" apply --force >out 2>err &&
 	tail -n 1 proj/src/util.h >last && cmp_text theirs last &&
 	tail -n 1 proj/src/util.c >last && cmp_text fine last
@@ -204,7 +205,16 @@ test_expect_success 'apply PATH writes only that path, and only it joins the bas
 	cmp_text "A one.txt" out &&
 	test -f proj/one.txt && ! test -e proj/two.txt &&
 	expect_status 1 sb -w "$REF" diff --name-only >names &&
-	cmp_text "two.txt" names
+	cmp_text "two.txt" names &&
+	sb -w "$REF" exec -- sh -c "mkdir -p pa/pb && echo f >pa/pb/f && chmod 700 src && echo n >src/n2.c" &&
+	sb -w "$REF" apply pa/pb/f src/n2.c >out &&
+	cmp_text "A pa
+A pa/pb
+A pa/pb/f
+A src/n2.c" out &&
+	test "$(stat -c %a proj/src)" = 755 &&
+	expect_status 1 sb -w "$REF" diff --name-only src >names &&
+	cmp_text src names
 '
 
 test_expect_success 'a name with a newline: quoted in the diff and the lines, written as it is by apply' '
@@ -264,7 +274,12 @@ test_expect_success 'apply never writes git'"'"'s config or hooks, nor a .git th
 	grep_file ".git/config: git${SQ}s config, a hook" err &&
 	grep_file ".git/hooks/post-checkout: git${SQ}s config, a hook" err &&
 	! test -e proj/.git/hooks && ! test -e proj/.git/config &&
-	sb -w "$REF" exec -- sh -c "rm -r .git/hooks .git/config"
+	sb -w "$REF" cp :/workspace/.git/config proj/.git/config >/dev/null &&
+	sb -w "$REF" cp :/workspace/.git/hooks proj/.git/hooks >/dev/null &&
+	sb -w "$REF" apply .git >out 2>err &&
+	cmp_text "sandbox: apply: nothing to apply" err &&
+	sb -w "$REF" diff .git >out &&
+	must_be_empty out
 '
 
 test_expect_success 'a directory of DIR with files the copy did not have cannot become a file' '

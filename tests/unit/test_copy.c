@@ -17,6 +17,8 @@ static void test_order(void)
 	ok(copy_path_cmp("a", "a/b") < 0, "a directory before what is in it");
 	ok(copy_path_cmp("a-b", "a/b") > 0, "a-b after a/b");
 	ok(copy_path_cmp("x", "x") == 0, "equal");
+	ok(copy_path_cmp("a\001", "a/x") > 0 && copy_path_cmp("a/x", "a\001") < 0,
+	   "a byte 0x01 sorts after '/', both ways round");
 }
 
 static void test_bad(void)
