@@ -160,23 +160,9 @@ void copy_forget(const char *id)
  * directories (0755). */
 static int open_parent(int root, const char *rel, const char **leaf, bool mk)
 {
-	int fd = dup(root);
-	const char *s = rel;
-	char part[COPY_PATH_MAX + 1];
-	for (const char *slash; fd >= 0 && (slash = strchr(s, '/')); s = slash + 1) {
-		size_t n = (size_t)(slash - s);
-		memcpy(part, s, n);
-		part[n] = '\0';
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && mk && mkdirat(fd, part, 0755) == 0)
-			next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int saved = errno;
-		close(fd);
-		errno = saved;
-		fd = next;
-	}
-	*leaf = s;
-	return fd;
+	const char *slash = strrchr(rel, '/');
+	*leaf = slash ? slash + 1 : rel;
+	return open_dirs_at(root, rel, slash ? (size_t)(slash - rel) : 0, mk, 0755);
 }
 
 /* What DIR holds at rel now: *st->type 0 when nothing. A file's bytes
@@ -963,20 +949,16 @@ void diff_result_free(struct diff_result *r)
 /* ---- apply ---- */
 
 /* The change at path, if any (v is in the order of paths). */
+static int change_cmp(const void *a, const void *b)
+{
+	return copy_path_cmp(((const struct copy_change *)a)->path,
+			     ((const struct copy_change *)b)->path);
+}
+
 static struct copy_change *change_at(struct copy_change *v, size_t n, const char *path)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = copy_path_cmp(v[mid].path, path);
-		if (cmp == 0)
-			return &v[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	struct copy_change key = {.path = (char *)path};
+	return n ? bsearch(&key, v, n, sizeof(*v), change_cmp) : NULL;
 }
 
 /* Whether the directory above path is made by this apply. */
@@ -1057,19 +1039,20 @@ static bool only_known(const struct copy_ctx *c, int dfd, struct sbuf *rel)
 static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		      struct copy_change *ch)
 {
-	struct copy_entry now;
+	/* DIR's path, read once. */
+	struct copy_entry st;
 	bool cut;
-	if (dir_state(c->root, ch->path, &now, NULL, &cut) == 0 &&
-	    ((ch->now && now.type && same(&now, ch->now)) || (!ch->now && !now.type))) {
+	int rc = dir_state(c->root, ch->path, &st, NULL, &cut), rc_errno = errno;
+	if (rc == 0 && ((ch->now && st.type && same(&st, ch->now)) || (!ch->now && !st.type))) {
 		ch->noop = true; /* DIR has it already */
-		copy_entry_free(&now);
+		copy_entry_free(&st);
 		return;
 	}
-	copy_entry_free(&now);
 	if (git_sensitive(ch)) {
 		ch->refused = true;
 		ch->why = "git's config, a hook, or a .git that is no directory: git would obey or run "
 			  "it on the host; apply never writes it (read it, then copy it by hand)";
+		copy_entry_free(&st);
 		return;
 	}
 	if (ch->kind == 'T' && ch->old_type == 'd') {
@@ -1086,21 +1069,17 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		sbuf_free(&rel);
 		if (pfd >= 0)
 			close(pfd);
-		if (ch->refused)
+		if (ch->refused) {
+			copy_entry_free(&st);
 			return;
+		}
 	}
-	struct copy_entry st;
-	int rc = dir_state(c->root, ch->path, &st, NULL, &cut);
-	if (rc < 0 && (errno == ELOOP || errno == ENOTDIR) && !parent_made(v, n, ch->path)) {
+	if (rc < 0 && (rc_errno == ELOOP || rc_errno == ENOTDIR) && !parent_made(v, n, ch->path)) {
 		ch->refused = true;
 		ch->why = "a link or a file of DIR lies on its way";
 	} else if (rc < 0 && !parent_made(v, n, ch->path)) {
 		ch->conflict = true;
 		ch->why = "cannot be read in DIR";
-	} else if (rc == 0 && ch->now && st.type && same(&st, ch->now)) {
-		ch->noop = true; /* DIR has it already */
-	} else if (rc == 0 && !ch->now && !st.type) {
-		ch->noop = true;
 	} else if (ch->old && rc == 0 && !same(&st, ch->old)) {
 		ch->conflict = true;
 		ch->why = st.type ? "changed in DIR since the copy" : "gone from DIR since the copy";

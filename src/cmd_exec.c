@@ -88,6 +88,20 @@ static void session_command(const struct app *a, struct strvec *cmd)
 		strvec_push_all(cmd, a->o.args.v, a->o.args.n);
 }
 
+/* The command an exec runs: a session's, sh -c TEXT, or the arguments. */
+static void command_of(const struct app *a, struct strvec *cmd)
+{
+	if (a->o.exec.session) {
+		session_command(a, cmd);
+	} else if (a->o.exec.shell) {
+		strvec_push(cmd, "sh");
+		strvec_push(cmd, "-c");
+		strvec_push(cmd, a->o.exec.shell);
+	} else {
+		strvec_push_all(cmd, a->o.args.v, a->o.args.n);
+	}
+}
+
 /* The wrapper found no --cwd, or could not make the workdir. */
 static int no_cwd(const struct app *a, const struct ws *ws, struct err *e)
 {
@@ -103,15 +117,7 @@ static int no_cwd(const struct app *a, const struct ws *ws, struct err *e)
 static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct err *e)
 {
 	struct strvec cmd = {0};
-	if (a->o.exec.session) {
-		session_command(a, &cmd);
-	} else if (a->o.exec.shell) {
-		strvec_push(&cmd, "sh");
-		strvec_push(&cmd, "-c");
-		strvec_push(&cmd, a->o.exec.shell);
-	} else {
-		strvec_push_all(&cmd, a->o.args.v, a->o.args.n);
-	}
+	command_of(a, &cmd);
 	struct captures cap;
 	capture_init(&cap.out, (size_t)a->cfg.max_output);
 	capture_init(&cap.err, (size_t)a->cfg.max_output);
@@ -151,15 +157,7 @@ static int background_in(struct app *a, struct ws *ws, struct exec_result *r, st
 {
 	const struct exec_opts *o = &a->o.exec;
 	struct strvec cmd = {0};
-	if (o->session) {
-		session_command(a, &cmd);
-	} else if (o->shell) {
-		strvec_push(&cmd, "sh");
-		strvec_push(&cmd, "-c");
-		strvec_push(&cmd, o->shell);
-	} else {
-		strvec_push_all(&cmd, a->o.args.v, a->o.args.n);
-	}
+	command_of(a, &cmd);
 	struct sbuf shown = {0};
 	char *text[] = {(char *)o->shell};
 	if (o->shell)
@@ -403,15 +401,7 @@ int exec_tty(struct app *a, struct err *e)
 	if (check_command(a, e) < 0 || check_values(a, e) < 0 || check_terminal(a, e) < 0)
 		return -1;
 	struct strvec inner = {0};
-	if (o->session) {
-		session_command(a, &inner);
-	} else if (o->shell) {
-		strvec_push(&inner, "sh");
-		strvec_push(&inner, "-c");
-		strvec_push(&inner, o->shell);
-	} else {
-		strvec_push_all(&inner, a->o.args.v, a->o.args.n);
-	}
+	command_of(a, &inner);
 	int rc = tty_in_workspace(a, &inner, e);
 	strvec_clear(&inner);
 	return rc;

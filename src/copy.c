@@ -91,18 +91,8 @@ void copy_tree_sort(struct copy_tree *t)
 
 struct copy_entry *copy_tree_find(const struct copy_tree *t, const char *path)
 {
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = copy_path_cmp(t->v[mid].path, path);
-		if (c == 0)
-			return &t->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	struct copy_entry key = {.path = (char *)path};
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), entry_cmp) : NULL;
 }
 
 void copy_tree_free(struct copy_tree *t)
@@ -460,18 +450,8 @@ static int seen_cmp(const void *a, const void *b)
 
 static struct seen *seen_find(struct seen *v, size_t n, const char *path)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = copy_path_cmp(v[mid].path, path);
-		if (c == 0)
-			return &v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	struct seen key = {.path = path};
+	return n ? bsearch(&key, v, n, sizeof(*v), seen_cmp) : NULL;
 }
 
 static char type_of(unsigned long m)

@@ -116,40 +116,11 @@ static int failed(struct extract *x, struct err *e, const char *what)
 	return -1;
 }
 
-/* Opens the directory at path under root, component by component,
- * never following a link; creates missing ones (as tar does, with the
- * default mode) when make. An owned fd, or -1 with errno (ELOOP or
- * ENOTDIR: a link or a file where a directory should be). */
+/* The directory at path under root (util.h's open_dirs_at); missing
+ * ones made, as tar does, with the default mode, when make. */
 static int open_dir(struct extract *x, const char *path, bool make)
 {
-	int cur = dup(x->root);
-	if (cur < 0)
-		return -1;
-	char comp[NAME_MAX + 1];
-	for (const char *p = path; *p;) {
-		size_t len = strcspn(p, "/");
-		if (len > NAME_MAX) {
-			close(cur);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(comp, p, len);
-		comp[len] = '\0';
-		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && make && mkdirat(cur, comp, 0777) == 0)
-			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int saved = errno;
-		close(cur);
-		if (next < 0) {
-			errno = saved;
-			return -1;
-		}
-		cur = next;
-		p += len;
-		if (*p == '/')
-			p++;
-	}
-	return cur;
+	return open_dirs_at(x->root, path, strlen(path), make, 0777);
 }
 
 /* The parent directory of rel (an owned fd) and its leaf name. */
