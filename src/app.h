@@ -29,7 +29,7 @@ struct exec_opts {             /* exec and run */
 	bool tty;              /* exec -t: with a terminal, ours */
 };
 struct life_opts {             /* destroy and prune */
-	bool all, stopped;
+	bool all, stopped, expired;
 	long older_than;       /* seconds; 0: any age */
 };
 struct read_opts {
@@ -79,6 +79,9 @@ struct diff_opts {
 struct apply_opts {
 	bool check, force;
 };
+struct pool_opts {
+	const char *spec;      /* drain --spec */
+};
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
@@ -100,6 +103,7 @@ struct opts {
 	struct wait_opts wait;
 	struct diff_opts diff;
 	struct apply_opts apply;
+	struct pool_opts pool;
 };
 void opts_free(struct opts *o);
 
@@ -169,5 +173,6 @@ int cmd_wait(struct app *a, struct err *e);
 int cmd_diff(struct app *a, struct err *e);
 int cmd_apply(struct app *a, struct err *e);
 int cmd_doctor(struct app *a, struct err *e);
+int cmd_pool(struct app *a, struct err *e);
 
 #endif

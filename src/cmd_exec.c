@@ -221,7 +221,7 @@ int do_run(struct app *a, struct exec_result *r, struct err *e)
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
-	if (ws_create(a, &ws, e) < 0) {
+	if (ws_create(a, &ws, false, e) < 0) {
 		if (e->kind == ERR_FAILED)
 			e->kind = ERR_WORKSPACE;
 		return -1;

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "engine.h"
 #include "results.h"
+#include "scripts.h"
 #include "spawn.h"
 #include "workspace.h"
 
@@ -25,7 +26,7 @@ int do_create(struct app *a, struct ref_result *r, struct err *e)
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'; engine run arguments go after --", a->o.args.v[0]);
 	struct ws ws;
-	if (ws_create(a, &ws, e) < 0)
+	if (ws_create(a, &ws, false, e) < 0)
 		return -1;
 	ref_fill(r, &ws);
 	ws_free(&ws);
@@ -105,9 +106,22 @@ static char *next_field(char **p)
 	return xstrdup(s);
 }
 
+static long long field_ll(char **p)
+{
+	char *f = next_field(p);
+	long long v = strtoll(f, NULL, 10);
+	free(f);
+	return v;
+}
+
+static bool pool_member(const char *name)
+{
+	return strncmp(name, POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0;
+}
+
 /* Every workspace of this engine: one ps for the IDs, one inspect for
  * the details. */
-static int list_all(struct app *a, struct list_result *r, struct err *e)
+int life_list(struct app *a, struct list_result *r, enum life_which which, struct err *e)
 {
 	struct strvec argv = {0}, ids = {0};
 	struct sbuf sb = {0};
@@ -127,17 +141,25 @@ static int list_all(struct app *a, struct list_result *r, struct err *e)
 	}
 	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
 	     line = strtok(NULL, "\n")) {
-		r->rows = xrealloc(r->rows, (r->n + 1) * sizeof(*r->rows));
-		struct ws_row *w = &r->rows[r->n++];
+		struct ws_row w = {0};
 		char *p = line;
-		w->id = next_field(&p);
+		w.id = next_field(&p);
 		char *name = next_field(&p);
 		/* Docker says "/name", Podman "name". */
-		w->name = xstrdup(name[0] == '/' ? name + 1 : name);
+		w.name = xstrdup(name[0] == '/' ? name + 1 : name);
 		free(name);
-		w->state = next_field(&p);
-		w->image = next_field(&p);
-		w->created = strtoll(p, NULL, 10);
+		w.state = next_field(&p);
+		w.image = next_field(&p);
+		w.created = field_ll(&p);
+		w.exit = (int)field_ll(&p);
+		w.expires = field_ll(&p);
+		w.idle = (long)field_ll(&p);
+		w.spec = next_field(&p);
+		bool pooled = pool_member(w.name);
+		r->rows = xrealloc(r->rows, (r->n + 1) * sizeof(*r->rows));
+		r->rows[r->n++] = w;
+		if ((which == LIFE_WORKSPACES && pooled) || (which == LIFE_POOLS && !pooled))
+			ws_row_free(&r->rows[--r->n]);
 	}
 	strvec_clear(&ids);
 	sbuf_free(&sb);
@@ -151,12 +173,11 @@ int do_list(struct app *a, struct list_result *r, struct err *e)
 	*r = (struct list_result){0};
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[0]);
-	return list_all(a, r, e);
+	return life_list(a, r, LIFE_WORKSPACES, e);
 }
 
-/* Removes the chosen workspaces in one engine call; r->names says which. */
-static int remove_listed(struct app *a, const struct strvec *ids, struct removed_result *r,
-			 struct err *e)
+int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
+		struct err *e)
 {
 	if (!ids->n)
 		return 0;
@@ -172,13 +193,22 @@ static int remove_listed(struct app *a, const struct strvec *ids, struct removed
 	return rc;
 }
 
+bool life_expired(const struct ws_row *w, long long now)
+{
+	if (w->expires > 0 && now >= w->expires)
+		return true;
+	return strcmp(w->state, "running") != 0 && w->exit != 0 &&
+	       ((w->exit == KEEPALIVE_TTL_STATUS && w->expires > 0) ||
+		(w->exit == KEEPALIVE_IDLE_STATUS && w->idle > 0));
+}
+
 int do_prune(struct app *a, struct removed_result *r, struct err *e)
 {
 	*r = (struct removed_result){0};
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[0]);
 	struct list_result l;
-	if (list_all(a, &l, e) < 0)
+	if (life_list(a, &l, LIFE_ALL, e) < 0)
 		return -1;
 	struct ws_row *w = l.rows;
 	struct strvec ids = {0};
@@ -187,10 +217,12 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 			continue;
 		if (a->o.life.older_than > 0 && l.now - w[i].created < a->o.life.older_than)
 			continue;
+		if (a->o.life.expired && !life_expired(&w[i], l.now))
+			continue;
 		strvec_push(&ids, w[i].id);
 		strvec_push(&r->names, w[i].name);
 	}
-	int rc = remove_listed(a, &ids, r, e);
+	int rc = life_remove(a, &ids, r, e);
 	strvec_clear(&ids);
 	list_result_free(&l);
 	if (rc < 0)
@@ -204,7 +236,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	if (a->o.life.all) {
 		if (a->o.args.n)
 			return err_set(e, ERR_USAGE, "give refs or --all, not both");
-		a->o.life.stopped = false;
+		a->o.life.stopped = a->o.life.expired = false;
 		a->o.life.older_than = 0;
 		return do_prune(a, r, e);
 	}
@@ -220,9 +252,12 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	struct strvec ids = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->o.args.n && rc == 0; i++) {
-		enum ws_state state;
+		enum ws_state state = WS_RUNNING;
 		struct ws ws;
-		rc = checked(a, a->o.args.v[i], &state, &ws, e);
+		/* An ID verified before (ws_cached) needs no inspect: IDs are
+		 * never reused, so it can only be that workspace. */
+		if (!ws_cached(a, a->o.args.v[i], &ws))
+			rc = checked(a, a->o.args.v[i], &state, &ws, e);
 		if (rc == 0 && state != WS_MISSING) {
 			strvec_push(&ids, ws.id);
 			strvec_push(&r->names, ws.name);
@@ -232,7 +267,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 		ws_free(&ws);
 	}
 	if (rc == 0)
-		rc = remove_listed(a, &ids, r, e);
+		rc = life_remove(a, &ids, r, e);
 	strvec_clear(&ids);
 	if (rc < 0)
 		removed_result_free(r);

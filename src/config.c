@@ -24,6 +24,7 @@ void cfg_init(struct cfg *c)
 	c->pids_limit = CFG_DEFAULT_PIDS_LIMIT;
 	c->max_output = CFG_DEFAULT_MAX_OUTPUT;
 	c->engine_timeout = CFG_DEFAULT_ENGINE_TIMEOUT;
+	c->idle = -1;
 }
 
 void cfg_free(struct cfg *c)
@@ -262,6 +263,10 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		c->engine_timeout = d;
 	} else if (strcmp(key, "copy") == 0) {
 		return set_copy(c, v, e);
+	} else if (strcmp(key, "ttl") == 0 || strcmp(key, "idle") == 0) {
+		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
+			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);
+		*(key[0] == 't' ? &c->ttl : &c->idle) = n;
 	} else if (strcmp(key, "exclude") == 0) {
 		if (!*v || has_control(v) || v[0] == '!')
 			return err_set(e, ERR_USAGE, "exclude '%s': expected a glob pattern, without control characters or a leading '!'", v);

@@ -18,6 +18,9 @@
 #define CFG_DEFAULT_PIDS_LIMIT 2048
 #define CFG_DEFAULT_MAX_OUTPUT (1024 * 1024)
 #define CFG_DEFAULT_ENGINE_TIMEOUT 60.0
+#define CFG_DEFAULT_IDLE 1800L
+/* The longest ttl and idle: ten years. */
+#define CFG_EXPIRY_MAX (3650L * 86400)
 /* The project's file, when no other is named: used only when trusted. */
 #define CFG_FOUND_FILE "./sandbox.ini"
 /* The user's defaults, in trust_dir_new()'s directory. */
@@ -49,6 +52,10 @@ struct cfg {
 	double engine_timeout; /* seconds an engine call of our own may take */
 	char *copy;         /* create --copy: DIR, absolute; NULL: none */
 	struct strvec excludes; /* --exclude patterns, in order */
+	long ttl;           /* seconds the workspace lives; 0: for ever */
+	long idle;          /* seconds without a command before it stops;
+			     * 0: never; -1: not set (CFG_DEFAULT_IDLE where
+			     * the workspace is made by the way: mcp, exec) */
 };
 
 void cfg_init(struct cfg *c);

@@ -56,8 +56,8 @@ static int scan_extra(char *const *extra, size_t n, struct extra_scan *sc,
 }
 
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
-		    const char *name, long long created, const char *nonce,
-		    char *const *extra, size_t nextra, struct err *e)
+		    const struct run_ids *ids, char *const *extra, size_t nextra,
+		    struct err *e)
 {
 	struct extra_scan sc;
 	if (scan_extra(extra, nextra, &sc, e) < 0)
@@ -70,11 +70,16 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_push(out, engine);
 	strvec_push(out, "run");
 	strvec_push(out, "--detach");
-	strvec_pushf(out, "--name=%s", name);
+	strvec_pushf(out, "--name=%s", ids->name);
 	strvec_pushf(out, "--label=%s=true", LABEL_WORKSPACE);
-	strvec_pushf(out, "--label=%s=%lld", LABEL_CREATED, created);
+	strvec_pushf(out, "--label=%s=%lld", LABEL_CREATED, ids->created);
 	strvec_pushf(out, "--label=%s=%s", LABEL_VERSION, SANDBOX_VERSION);
-	strvec_pushf(out, "--label=%s=%s", LABEL_NONCE, nonce);
+	strvec_pushf(out, "--label=%s=%s", LABEL_NONCE, ids->nonce);
+	strvec_pushf(out, "--label=%s=%s", LABEL_SPEC, ids->spec);
+	if (ids->expires > 0)
+		strvec_pushf(out, "--label=%s=%lld", LABEL_EXPIRES, ids->expires);
+	if (ids->idle > 0)
+		strvec_pushf(out, "--label=%s=%ld", LABEL_IDLE, ids->idle);
 	strvec_push(out, "--init");
 	strvec_push(out, "--entrypoint=sh");
 	if (!sc.network)
@@ -102,6 +107,12 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_push(out, cfg->image);
 	strvec_push(out, "-c");
 	strvec_push(out, SCRIPT_KEEPALIVE);
+	if (ids->expires > 0 || ids->idle > 0) {
+		strvec_push(out, "keepalive");
+		strvec_pushf(out, "%lld", ids->expires);
+		strvec_pushf(out, "%ld", ids->idle);
+		strvec_push(out, ids->pooled ? "1" : "0");
+	}
 	return 0;
 }
 
@@ -141,7 +152,8 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 	strvec_push(out, "--type=container");
 	strvec_push(out, "--format={{.Id}}\t{{.State.Running}}\t{{index .Config.Labels \""
 			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}");
+			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}\t"
+			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }
@@ -153,7 +165,10 @@ void engine_describe_argv(struct strvec *out, const char *engine,
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
 	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-			 "{{index .Config.Labels \"" LABEL_CREATED "\"}}");
+			 "{{index .Config.Labels \"" LABEL_CREATED "\"}}\t{{.State.ExitCode}}\t"
+			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t"
+			 "{{index .Config.Labels \"" LABEL_IDLE "\"}}\t"
+			 "{{index .Config.Labels \"" LABEL_SPEC "\"}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, ids, n);
 }
@@ -166,6 +181,27 @@ void engine_ps_argv(struct strvec *out, const char *engine)
 	strvec_push(out, "--quiet");
 	strvec_push(out, "--no-trunc");
 	strvec_push(out, "--filter=label=" LABEL_WORKSPACE "=true");
+}
+
+void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spec)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "ps");
+	strvec_push(out, "--no-trunc");
+	strvec_push(out, "--filter=label=" LABEL_WORKSPACE "=true");
+	strvec_pushf(out, "--filter=label=" LABEL_SPEC "=%s", spec);
+	strvec_push(out, "--filter=status=running");
+	strvec_push(out, "--format={{.ID}}\t{{.Names}}");
+}
+
+void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
+			const char *to)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "rename");
+	strvec_push(out, "--");
+	strvec_push(out, from);
+	strvec_push(out, to);
 }
 
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr)

@@ -17,14 +17,35 @@
 #define LABEL_VERSION "sandbox.version"
 #define LABEL_WORKDIR "sandbox.workdir"
 #define LABEL_NONCE "sandbox.nonce"
+/* Expiry (create --ttl, --idle): the deadline, seconds since the epoch;
+ * the idle time, seconds. The keep-alive carries them out (SCRIPT_KEEPALIVE). */
+#define LABEL_EXPIRES "sandbox.expires"
+#define LABEL_IDLE "sandbox.idle"
+/* What a workspace was made from, as a hash (pool.h): a pool's ready
+ * workspaces and the creates they serve share it. */
+#define LABEL_SPEC "sandbox.spec"
+/* The names of a pool's ready workspaces start with this; taking one
+ * renames it. */
+#define POOL_NAME_PREFIX "sandbox-pool-"
 
-/* `run --detach` for a new workspace. nonce, a random label value, tells
- * this create's container from any other of the same name. extra are the user's own engine run
+/* What makes one new workspace's container its own. */
+struct run_ids {
+	const char *name;
+	long long created;     /* seconds since the epoch */
+	const char *nonce;     /* random: tells this create's container from
+				* any other of the same name */
+	const char *spec;      /* pool_spec() of the config */
+	long long expires;     /* ttl's deadline; 0: none */
+	long idle;             /* seconds; 0: none */
+	bool pooled;           /* for a pool: the idle clock waits for a taker */
+};
+
+/* `run --detach` for a new workspace. extra are the user's own engine run
  * arguments: refused when they would change the name, the labels or the
  * entrypoint, or bring a --network next to a non-default one. */
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
-		    const char *name, long long created, const char *nonce,
-		    char *const *extra, size_t nextra, struct err *e);
+		    const struct run_ids *ids, char *const *extra, size_t nextra,
+		    struct err *e);
 
 /* `exec [-i] --env=K=V... -- CTR CMD...`. */
 void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
@@ -36,13 +57,20 @@ void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,
 void engine_exec_tty_argv(struct strvec *out, const char *engine, const char *ctr,
 			  char *const *env, size_t nenv, char *const *cmd, size_t ncmd);
 
-/* `inspect` of one container: "ID\tRUNNING\tLABEL\tWORKDIR\tNONCE". */
+/* `inspect` of one container:
+ * "ID\tRUNNING\tLABEL\tWORKDIR\tNONCE\tEXPIRES". */
 void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr);
-/* `inspect` of several: "ID\tNAME\tSTATE\tIMAGE\tCREATED" per line. */
+/* `inspect` of several, a line each:
+ * "ID\tNAME\tSTATE\tIMAGE\tCREATED\tEXIT\tEXPIRES\tIDLE\tSPEC". */
 void engine_describe_argv(struct strvec *out, const char *engine,
 			  char *const *ids, size_t n);
 /* `ps` listing the full IDs of every workspace, by label. */
 void engine_ps_argv(struct strvec *out, const char *engine);
+/* `ps` of a pool's running workspaces: "ID\tNAMES" per line. */
+void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spec);
+/* `rename -- FROM TO`: the engine makes one rename of a name win. */
+void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
+			const char *to);
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);
 void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr);
 /* `rm --force --volumes`: also the container's anonymous volumes. */

@@ -105,8 +105,7 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "--") == 0) {
-			struct strvec *rest = p->cmd && !p->cmd->takes_command &&
-						      strcmp(p->cmd->name, "create") == 0
+			struct strvec *rest = p->cmd && (p->cmd->id == C_CREATE || p->cmd->id == C_POOL)
 						      ? &a->o.extra : &a->o.args;
 			strvec_push_all(rest, argv + i + 1, (size_t)(argc - i - 1));
 			break;

@@ -42,10 +42,19 @@ static const struct command commands[] = {
 	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all",
 	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
 	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false, NULL},
-	{C_LIST, "list", cmd_list, NULL, "list", "List the workspaces: ref, state, image, age.\n", NULL,
+	{C_LIST, "list", cmd_list, NULL, "list",
+	 "List the workspaces: ref, state, image, age, and when each expires (a\n"
+	 "ttl's deadline, an idle time). A pool's ready ones are not listed.\n", NULL,
 	 false, false, NULL},
-	{C_PRUNE, "prune", cmd_prune, NULL, "prune [--older-than DURATION] [--stopped]",
+	{C_PRUNE, "prune", cmd_prune, NULL, "prune [--older-than DURATION] [--stopped] [--expired]",
 	 "Remove workspaces in bulk.\n", NULL, false, false, NULL},
+	{C_POOL, "pool", cmd_pool, NULL,
+	 "pool fill N [create options] [-- ENGINE_RUN_ARGS...] | pool list | pool drain [--spec SPEC]",
+	 "Keep workspaces ready ahead of time. fill makes the pool of these create\n"
+	 "options hold N ready workspaces (setup run); a create, run, exec or mcp\n"
+	 "with the same options then takes one, renamed, in place of a new\n"
+	 "container. list shows the pools (SPEC, READY, IMAGE); drain removes\n"
+	 "them, or the one of --spec.\n", NULL, false, false, NULL},
 	{C_READ, "read", cmd_read, answer_read, "read PATH [--offset N] [--limit N] [--raw]",
 	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
 	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
@@ -163,7 +172,7 @@ static const struct command commands[] = {
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
-#define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP))
+#define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP) | CMD(C_POOL))
 #define C_CMDS (CMD(C_EXEC) | CMD(C_RUN))
 #define C_SEARCH (CMD(C_GLOB) | CMD(C_GREP))
 
@@ -212,6 +221,11 @@ static const struct opt opts[] = {
 	 .help = "copy DIR's tree into the workdir, for diff and apply"},
 	{O_KEY, "exclude", 0, NULL, C_NEW, 0, OT_TEXT, .key = "exclude", .metavar = "PATTERN",
 	 .help = "with --copy, leave out what matches (repeatable)"},
+	{O_KEY, "ttl", 0, NULL, C_NEW, 0, OT_TEXT, .key = "ttl", .metavar = "DURATION",
+	 .help = "stop it this long after it was made: 90s, 15m, 2h, 7d"},
+	{O_KEY, "idle", 0, NULL, C_NEW, 0, OT_TEXT, .key = "idle", .metavar = "DURATION",
+	 .help = "stop it after this long without a command (0: never;\n"
+		 "default 30m for mcp and exec's new ones, else never)"},
 	{O_KEY, "env", 'e', "env", C_NEW | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
 	 .metavar = "K=V", .help = "an environment variable (repeatable)",
 	 .desc = "Environment variables for this command; like an export, the session keeps them."},
@@ -261,6 +275,10 @@ static const struct opt opts[] = {
 	{O_OLDER, "older-than", 0, NULL, CMD(C_PRUNE), 0, OT_TEXT, .metavar = "DURATION",
 	 .help = "only those older than this: 90s, 15m, 2h, 7d", .at = OPT_AT(life.older_than)},
 	{O_STOPPED, "stopped", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG, .help = "only stopped ones", .at = OPT_AT(life.stopped)},
+	{O_EXPIRED, "expired", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG,
+	 .help = "only expired ones: past their ttl, or stopped by\ntheir ttl or idle time", .at = OPT_AT(life.expired)},
+	{O_SPEC, "spec", 0, NULL, CMD(C_POOL), 0, OT_TEXT, .metavar = "SPEC",
+	 .help = "drain: only this pool (as pool list shows it)", .at = OPT_AT(pool.spec)},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",

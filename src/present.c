@@ -84,15 +84,34 @@ static void format_age(char *buf, size_t cap, long long s)
 		snprintf(buf, cap, "%lldd", s / 86400);
 }
 
+/* When w expires: "expired", "in 59m", "idle 30m", both, or "-". */
+static void format_expiry(char *buf, size_t cap, const struct ws_row *w, long long now)
+{
+	char t[32] = "", i[32] = "";
+	if (life_expired(w, now)) {
+		snprintf(buf, cap, "expired");
+		return;
+	}
+	if (w->expires > 0)
+		format_age(t, sizeof(t), w->expires - now);
+	if (w->idle > 0)
+		format_age(i, sizeof(i), w->idle);
+	snprintf(buf, cap, "%s%s%s%s%s", *t ? "in " : "", t, *t && *i ? ", " : "",
+		 *i ? "idle " : "", i);
+	if (!*buf)
+		snprintf(buf, cap, "-");
+}
+
 void list_text(FILE *f, FILE *err, const struct list_result *r)
 {
 	(void)err;
-	fprintf(f, "%-24s %-10s %-32s %s\n", "REF", "STATE", "IMAGE", "AGE");
+	fprintf(f, "%-24s %-10s %-32s %-5s %s\n", "REF", "STATE", "IMAGE", "AGE", "EXPIRES");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ws_row *w = &r->rows[i];
-		char age[32];
+		char age[32], exp[80];
 		format_age(age, sizeof(age), r->now - w->created);
-		fprintf(f, "%-24s %-10s %-32s %s\n", w->name, w->state, w->image, age);
+		format_expiry(exp, sizeof(exp), w, r->now);
+		fprintf(f, "%-24s %-10s %-32s %-5s %s\n", w->name, w->state, w->image, age, exp);
 	}
 }
 
@@ -110,17 +129,31 @@ void list_tree(struct jv *t, const struct list_result *r)
 		put_str(o, "image", w->image);
 		put_int(o, "created", w->created);
 		put_int(o, "age_s", r->now - w->created);
+		struct jv *x = jvb_put(o, "expires");
+		if (w->expires > 0)
+			jvb_int(x, w->expires);
+		struct jv *d = jvb_put(o, "idle_s");
+		if (w->idle > 0)
+			jvb_int(d, w->idle);
+		put_bool(o, "expired", life_expired(w, r->now));
+		put_str(o, "spec", w->spec);
 	}
+}
+
+void ws_row_free(struct ws_row *w)
+{
+	free(w->id);
+	free(w->name);
+	free(w->state);
+	free(w->image);
+	free(w->spec);
+	*w = (struct ws_row){0};
 }
 
 void list_result_free(struct list_result *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->rows[i].id);
-		free(r->rows[i].name);
-		free(r->rows[i].state);
-		free(r->rows[i].image);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		ws_row_free(&r->rows[i]);
 	free(r->rows);
 	*r = (struct list_result){0};
 }
@@ -147,6 +180,60 @@ void removed_tree(struct jv *t, const struct removed_result *r)
 	jvb_arr(a);
 	for (size_t i = 0; i < r->names.n; i++)
 		jvb_str(jvb_push(a), r->names.v[i]);
+}
+
+/* ---- pool ---- */
+
+void pool_text(FILE *f, FILE *err, const struct pool_result *r)
+{
+	if (r->action == POOL_DRAIN) {
+		removed_text(f, err, &r->removed);
+		return;
+	}
+	if (r->action == POOL_FILL && r->n)
+		fprintf(err, "sandbox: pool %s: %ld ready (%ld made)\n", r->rows[0].spec,
+			r->rows[0].ready, r->made);
+	if (r->action == POOL_FILL) {
+		for (size_t i = 0; i < r->n; i++)
+			fprintf(f, "%s\n", r->rows[i].spec);
+		return;
+	}
+	fprintf(f, "%-16s %5s %7s  %s\n", "SPEC", "READY", "STOPPED", "IMAGE");
+	for (size_t i = 0; i < r->n; i++)
+		fprintf(f, "%-16s %5ld %7ld  %s\n", r->rows[i].spec, r->rows[i].ready,
+			r->rows[i].stopped, r->rows[i].image);
+}
+
+void pool_tree(struct jv *t, const struct pool_result *r)
+{
+	if (r->action == POOL_DRAIN) {
+		removed_tree(t, &r->removed);
+		return;
+	}
+	jvb_obj(t);
+	if (r->action == POOL_FILL)
+		put_int(t, "made", r->made);
+	struct jv *a = jvb_put(t, "pools");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->n; i++) {
+		struct jv *o = jvb_push(a);
+		jvb_obj(o);
+		put_str(o, "spec", r->rows[i].spec);
+		put_str(o, "image", r->rows[i].image);
+		put_int(o, "ready", r->rows[i].ready);
+		put_int(o, "stopped", r->rows[i].stopped);
+	}
+}
+
+void pool_result_free(struct pool_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->rows[i].spec);
+		free(r->rows[i].image);
+	}
+	free(r->rows);
+	removed_result_free(&r->removed);
+	*r = (struct pool_result){0};
 }
 
 /* ---- trust ---- */

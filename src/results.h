@@ -27,8 +27,11 @@ struct ref_result {
 
 /* list: every workspace of the engine. */
 struct ws_row {
-	char *id, *name, *state, *image; /* owned */
+	char *id, *name, *state, *image, *spec; /* owned */
 	long long created;       /* seconds since the epoch */
+	int exit;                /* the keep-alive's status, once stopped */
+	long long expires;       /* ttl's deadline; 0: none */
+	long idle;               /* seconds; 0: none */
 };
 struct list_result {
 	struct ws_row *rows;
@@ -39,6 +42,20 @@ struct list_result {
 /* destroy, prune: the workspaces removed. */
 struct removed_result {
 	struct strvec names;     /* owned */
+};
+
+/* pool: its pools, a line each (fill: the one it filled). */
+struct pool_row {
+	char *spec, *image;      /* owned */
+	long ready;              /* running, ready to be taken */
+	long stopped;            /* not running: never taken, pool drain removes them */
+};
+struct pool_result {
+	enum { POOL_FILL, POOL_LIST, POOL_DRAIN } action;
+	struct pool_row *rows;
+	size_t n;
+	long made;               /* fill: how many it made */
+	struct removed_result removed; /* drain */
 };
 
 /* trust: the file's real path, and what became of it. */
@@ -236,6 +253,16 @@ int do_stop(struct app *a, struct ref_result *res, struct err *e);
 int do_list(struct app *a, struct list_result *res, struct err *e);
 int do_destroy(struct app *a, struct removed_result *res, struct err *e);
 int do_prune(struct app *a, struct removed_result *res, struct err *e);
+int do_pool(struct app *a, struct pool_result *res, struct err *e);
+/* Every workspace of the engine in two engine calls (a ps, an inspect),
+ * a pool's ready ones (pool.h) only with pools, only them with only. */
+enum life_which { LIFE_WORKSPACES, LIFE_ALL, LIFE_POOLS };
+int life_list(struct app *a, struct list_result *r, enum life_which which, struct err *e);
+/* Removes ids in one engine call; r->names are their names. */
+int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
+		struct err *e);
+/* Whether w expired: its ttl passed, or its keep-alive ended it. */
+bool life_expired(const struct ws_row *w, long long now);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);
 int do_exec(struct app *a, struct exec_result *res, struct err *e);
 /* exec -t: the command with our terminal; its status, and no result to
@@ -279,7 +306,9 @@ int do_doctor(struct app *a, struct doctor_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
+void ws_row_free(struct ws_row *w);
 void removed_result_free(struct removed_result *r);
+void pool_result_free(struct pool_result *r);
 void trust_result_free(struct trust_result *r);
 void exec_result_free(struct exec_result *r);
 void read_result_free(struct read_result *r);
@@ -306,6 +335,7 @@ void ref_text(FILE *out, FILE *err, const struct ref_result *r);
 void created_text(const char *ref);
 void list_text(FILE *out, FILE *err, const struct list_result *r);
 void removed_text(FILE *out, FILE *err, const struct removed_result *r);
+void pool_text(FILE *out, FILE *err, const struct pool_result *r);
 void trust_text(FILE *out, FILE *err, const struct trust_result *r);
 void exec_text(FILE *out, FILE *err, const struct exec_result *r);
 void read_text(FILE *out, FILE *err, const struct read_result *r);
@@ -327,6 +357,7 @@ void doctor_text(FILE *out, FILE *err, const struct doctor_result *r);
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
 void list_tree(struct jv *t, const struct list_result *r);
+void pool_tree(struct jv *t, const struct pool_result *r);
 void removed_tree(struct jv *t, const struct removed_result *r);
 void trust_tree(struct jv *t, const struct trust_result *r);
 void exec_tree(struct jv *t, const struct exec_result *r);

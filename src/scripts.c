@@ -1,14 +1,52 @@
 /* scripts.c: see scripts.h. */
 #include "scripts.h"
 
-const char SCRIPT_KEEPALIVE[] =
-	"trap 'exit 0' TERM INT HUP\n"
-	"while :; do sleep 3600 & wait $!; done\n";
 
 /* The PATH of our own scripts: the system's directories only, so that
  * nothing a command drops into /usr/local/bin (or a PATH of its
  * environment) runs in their place. */
 #define SAFE_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
+
+/* With expiry: n is now, l the last sign of use, a set once the idle
+ * clock runs. Each round looks for KEEPALIVE_USED (removed as seen) or a
+ * process besides pid 1 and itself, then sleeps until the next check: a
+ * quarter of the idle time (1 to 60 s), or until the deadline. A USR1
+ * ends the sleep early (its sleep is killed, not left as a process). */
+const char SCRIPT_KEEPALIVE[] =
+	"trap 'exit 0' TERM INT HUP\n"
+	"x=${1:-0} i=${2:-0}\n"
+	"if [ \"$x\" = 0 ] && [ \"$i\" = 0 ]; then\n"
+	"  while :; do sleep 3600 & wait $!; done\n"
+	"fi\n"
+	SAFE_PATH
+	"a=1 g=\n"
+	"[ \"${3-}\" = 1 ] && a=\n"
+	"trap 'g=1' USR1\n"
+	"echo $$ 2>/dev/null >" KEEPALIVE_PID "\n"
+	"n=$(date +%s) l=$n\n"
+	"while :; do\n"
+	"  if [ -n \"$g\" ] && [ -z \"$a\" ]; then a=1 l=$n; fi\n"
+	"  g=\n"
+	"  if [ -e " KEEPALIVE_USED " ]; then rm -f " KEEPALIVE_USED "; l=$n\n"
+	"  else\n"
+	"    for p in /proc/[0-9]*; do\n"
+	"      case ${p#/proc/} in 1|$$) ;; *) l=$n; break ;; esac\n"
+	"    done\n"
+	"  fi\n"
+	"  [ \"$x\" -gt 0 ] && [ \"$n\" -ge \"$x\" ] && exit 3\n"
+	"  s=3600\n"
+	"  if [ \"$i\" -gt 0 ] && [ -n \"$a\" ]; then\n"
+	"    [ $((n - l)) -ge \"$i\" ] && exit 4\n"
+	"    s=$((i / 4)); [ \"$s\" -ge 1 ] || s=1; [ \"$s\" -le 60 ] || s=60\n"
+	"  fi\n"
+	"  [ \"$x\" -gt 0 ] && [ $((x - n)) -lt \"$s\" ] && s=$((x - n))\n"
+	"  sleep \"$s\" & k=$!\n"
+	"  wait $k || { kill $k 2>/dev/null; wait $k; }\n"
+	"  n=$(date +%s)\n"
+	"done\n";
+
+const char SCRIPT_ARM[] =
+	"kill -USR1 \"$(cat " KEEPALIVE_PID ")\"\n";
 
 /* The call's TAG comes as the first line of stdin, never as an argument:
  * another process of the workspace can read any command line
@@ -35,6 +73,7 @@ const char SCRIPT_KEEPALIVE[] =
  * v1, went up). */
 const char SCRIPT_EXEC[] =
 	"unset t\n"
+	"[ -e " KEEPALIVE_PID " ] && true 2>/dev/null >" KEEPALIVE_USED "\n"
 	"IFS= read -r t || exit 125\n"
 	"w=$1 d=$2 x=$3 i=$4 o=${PATH-} u=${PATH+1} l=${LC_ALL-} v=${LC_ALL+1}\n"
 	"LC_ALL=C\n"

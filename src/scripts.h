@@ -5,8 +5,20 @@
 #define SANDBOX_SCRIPTS_H
 
 /* The container's entrypoint, under --init: idles, and exits at once on
- * SIGTERM, so `stop` takes no time. */
+ * SIGTERM, so `stop` takes no time. With arguments keepalive EXPIRES IDLE
+ * POOLED it also ends the workspace: with status 3 at EXPIRES (seconds
+ * since the epoch; 0: never), with 4 once IDLE seconds (0: never) went
+ * by without a command beginning (SCRIPT_EXEC leaves KEEPALIVE_USED) and
+ * without any process but its own. POOLED 1: the idle clock waits for
+ * SIGUSR1 (SCRIPT_ARM), sent by whoever takes it from its pool. Its pid
+ * is in KEEPALIVE_PID. */
 extern const char SCRIPT_KEEPALIVE[];
+#define KEEPALIVE_USED "/tmp/.sandbox-used"
+#define KEEPALIVE_PID "/tmp/.sandbox-keepalive"
+#define KEEPALIVE_TTL_STATUS 3
+#define KEEPALIVE_IDLE_STATUS 4
+/* Starts the idle clock of a workspace taken from a pool. */
+extern const char SCRIPT_ARM[];
 
 /* Runs one command: /bin/sh -c SCRIPT_EXEC sh WORKDIR CWD MODE INPUT CMD
  * [ARG...], with the call's TAG as the first line of stdin (INPUT 1: the

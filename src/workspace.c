@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "pool.h"
+#include "scripts.h"
 #include "spawn.h"
 
 void ws_free(struct ws *ws)
@@ -104,6 +106,16 @@ static bool cache_get(struct app *a, const char *name, struct ws *ws)
 	return true;
 }
 
+bool ws_cached(struct app *a, const char *name, struct ws *ws)
+{
+	memset(ws, 0, sizeof(*ws));
+	if (!cache_get(a, name, ws))
+		return false;
+	ws->name = xstrdup(name);
+	ws->cached = true;
+	return true;
+}
+
 static int mkdir_p(const char *dir)
 {
 	char *p = xstrdup(dir);
@@ -190,15 +202,15 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 	 * (Docker as "<no value>"), so trailing tabs are fields. */
 	while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
 		out.buf[--out.len] = '\0';
-	/* ID, running, label, workdir, nonce: tab-separated; the workdir has
-	 * no control characters (checked at create). */
-	char *f[5] = {out.buf ? out.buf : ""};
-	for (int i = 1; i < 5 && f[i - 1]; i++) {
+	/* ID, running, label, workdir, nonce, expires: tab-separated; the
+	 * workdir has no control characters (checked at create). */
+	char *f[6] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 6 && f[i - 1]; i++) {
 		f[i] = strchr(f[i - 1], '\t');
 		if (f[i])
 			*f[i]++ = '\0';
 	}
-	if (!f[4] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
+	if (!f[5] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
 		err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
 		goto done;
 	}
@@ -210,6 +222,7 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		ws->id = xstrdup(f[0]);
 		ws->workdir = f[3][0] == '/' ? xstrdup(f[3]) : NULL;
 		ws->nonce = xstrdup(f[4]);
+		ws->expires = strtoll(f[5], NULL, 10);
 	}
 	rc = 0;
 done:
@@ -238,6 +251,11 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	enum ws_state state;
 	if (ws_inspect(a, ref, &state, ws, e) < 0)
 		goto fail;
+	if (state != WS_MISSING && state != WS_FOREIGN && ws->expires > 0 &&
+	    (long long)time(NULL) >= ws->expires) {
+		err_set(e, ERR_WORKSPACE, "workspace %s expired (its ttl ran out); remove it with 'sandbox prune --expired' and create another", ref);
+		goto fail;
+	}
 	switch (state) {
 	case WS_MISSING:
 		err_set(e, ERR_WORKSPACE, "workspace %s does not exist (destroyed?); create one with 'sandbox create'", ref);
@@ -320,25 +338,32 @@ static void remove_if_ours(struct app *a, const char *ref, const char *nonce)
 	spawn_grace_end(outer);
 }
 
-int ws_create(struct app *a, struct ws *ws, struct err *e)
+long ws_idle(const struct app *a, bool by_the_way)
+{
+	if (a->cfg.idle >= 0)
+		return a->cfg.idle;
+	return by_the_way ? CFG_DEFAULT_IDLE : 0;
+}
+
+int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pooled,
+	    struct err *e)
 {
 	memset(ws, 0, sizeof(*ws));
-	if (a->cfg.name) {
-		ws->name = xstrdup(a->cfg.name);
-	} else {
-		char hex[13];
-		if (random_hex(hex, 12) < 0)
-			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
-		ws->name = xasprintf("sandbox-%s", hex);
-	}
-	char nonce[17];
+	ws->name = xstrdup(name);
+	char nonce[17], spec[POOL_SPEC_LEN + 1];
 	if (random_hex(nonce, 16) < 0) {
 		ws_free(ws);
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	}
+	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	long long now = (long long)time(NULL);
+	struct run_ids ids = {
+		.name = name, .created = now, .nonce = nonce, .spec = spec,
+		.expires = a->cfg.ttl > 0 ? now + a->cfg.ttl : 0,
+		.idle = idle, .pooled = pooled,
+	};
 	struct strvec argv = {0};
-	if (engine_run_argv(&argv, a->engine, &a->cfg, ws->name, (long long)time(NULL), nonce,
-			    a->o.extra.v, a->o.extra.n, e) < 0) {
+	if (engine_run_argv(&argv, a->engine, &a->cfg, &ids, a->o.extra.v, a->o.extra.n, e) < 0) {
 		strvec_clear(&argv);
 		ws_free(ws);
 		return -1;
@@ -371,6 +396,54 @@ done:
 	return rc;
 }
 
+/* Starts the idle clock of a workspace just taken from its pool. */
+static int arm(struct app *a, struct ws *ws, struct err *e)
+{
+	char *cmd[] = {"sh", "-c", (char *)SCRIPT_ARM};
+	struct exec_req rq = {
+		.engine = a->engine, .envp = a->envp.v,
+		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = ws_step_timeout(a),
+		.sink = {setup_to_stderr, NULL},
+	};
+	struct exec_res res;
+	int rc = ws_exec(a, ws, &rq, &res, e);
+	if (rc == 0 && (res.outcome != EXEC_DONE || res.status != 0))
+		rc = err_set(e, ERR_WORKSPACE, "cannot start the idle clock of the workspace taken from its pool");
+	sbuf_free(&res.engine_err);
+	return rc;
+}
+
+int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
+{
+	memset(ws, 0, sizeof(*ws));
+	char name[160];
+	if (a->cfg.name) {
+		snprintf(name, sizeof(name), "%s", a->cfg.name);
+	} else {
+		char hex[13];
+		if (random_hex(hex, 12) < 0)
+			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+		snprintf(name, sizeof(name), "sandbox-%s", hex);
+	}
+	long idle = ws_idle(a, by_the_way);
+	if (!a->cfg.copy && a->cfg.ttl == 0) {
+		int got = pool_take(a, name, idle, ws, e);
+		if (got < 0)
+			return -1;
+		if (got > 0 && (idle == 0 || arm(a, ws, e) == 0)) {
+			cache_put(a, ws->name, ws);
+			return 0;
+		}
+		if (got > 0) {
+			/* Not usable after all: it goes, and a new one comes. */
+			ws_remove(a, ws->id, NULL);
+			ws_free(ws);
+			*e = (struct err){0};
+		}
+	}
+	return ws_make(a, ws, name, idle, false, e);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -380,8 +453,9 @@ static char *dup_or_null(const char *s)
  * back to a full check. */
 static void ws_copy(struct ws *dst, const struct ws *src)
 {
-	*dst = (struct ws){xstrdup(src->name), xstrdup(src->id), dup_or_null(src->workdir),
-			   dup_or_null(src->nonce), true};
+	*dst = (struct ws){.name = xstrdup(src->name), .id = xstrdup(src->id),
+			   .workdir = dup_or_null(src->workdir), .nonce = dup_or_null(src->nonce),
+			   .expires = src->expires, .cached = true};
 }
 
 int ws_select(struct app *a, struct ws *ws, struct err *e)
@@ -398,7 +472,7 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 		snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
 		return 0;
 	}
-	if (ws_create(a, ws, e) < 0) {
+	if (ws_create(a, ws, true, e) < 0) {
 		/* Not the command's status: the workspace failed. */
 		if (e->kind == ERR_FAILED)
 			e->kind = ERR_WORKSPACE;

@@ -19,6 +19,7 @@ struct ws {
 	char *id;
 	char *workdir; /* from the label; NULL when there is none */
 	char *nonce;   /* from the label, after an inspect */
+	long long expires; /* ttl's deadline, after an inspect; 0: none */
 	bool cached;  /* id came from the cache, not from an inspect now */
 };
 
@@ -35,10 +36,19 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
  * trust_cache), started if stopped. */
 int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	      struct err *e);
-/* Creates a new workspace from a->cfg and a->extra, runs the setup
- * command (its output to stderr: stdout is for results), removes it
- * again if setup fails. */
-int ws_create(struct app *a, struct ws *ws, struct err *e);
+/* A new workspace from a->cfg and a->o.extra: one taken from a pool of
+ * the same spec (pool.h) when there is one, else one made (ws_make).
+ * by_the_way: made for a command that needed one (exec without -w, mcp),
+ * which gets CFG_DEFAULT_IDLE unless idle is set. */
+int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e);
+/* Makes a new workspace named name: the container, the copy (create
+ * --copy), the setup command (its output to stderr: stdout is for
+ * results); removes it again if a step fails. pooled: for a pool, whose
+ * idle clock waits for a taker. */
+int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pooled,
+	    struct err *e);
+/* The idle time of a new workspace (ws_create's by_the_way). */
+long ws_idle(const struct app *a, bool by_the_way);
 /* Removes by name or ID; a container that is already gone is fine. */
 int ws_remove(struct app *a, const char *ref, struct err *e);
 
@@ -48,6 +58,9 @@ int ws_remove(struct app *a, const char *ref, struct err *e);
 int copy_seed(struct app *a, struct ws *ws, struct err *e);
 void copy_forget(const char *id);
 void ws_forget(struct app *a, const char *name);
+/* The workspace name was verified as before, from the cache alone; false
+ * when the cache does not know it. */
+bool ws_cached(struct app *a, const char *name, struct ws *ws);
 
 /* The workspace a command acts on: a->ws_pin, -w or SANDBOX_WORKSPACE, or
  * else a new one from the config, announced on stderr (text mode). */

@@ -88,15 +88,16 @@ test_expect_success 'start of a workspace that does not exist: exit 255' '
 	cmp_text "sandbox: start: workspace sandbox-000000000000 does not exist (destroyed?); create one with ${SQ}sandbox create${SQ}" err
 '
 
-test_expect_success 'list: a header, then ref, state, image and age' '
+test_expect_success 'list: a header, then ref, state, image, age and expiry' '
 	sb list >out 2>err &&
 	must_be_empty err &&
 	head -n 1 out >first &&
-	printf "%-24s %-10s %-32s %s\n" REF STATE IMAGE AGE >expect &&
+	printf "%-24s %-10s %-32s %-5s %s\n" REF STATE IMAGE AGE EXPIRES >expect &&
 	cmp_file expect first &&
 	awk -v r="$REF" "\$1 == r" out >line &&
 	line_count 1 line &&
-	read -r ref state image age <line &&
+	read -r ref state image age expires <line &&
+	check "expires $expires" test "$expires" = - &&
 	check "state $state" test "$state" = running &&
 	check "image $image" test "$image" = "$IMAGE" -o "$image" = "localhost/$IMAGE" &&
 	check "age $age" eval "echo \"\$age\" | grep -Eq \"^[0-9]+[smhd]$\""

@@ -196,14 +196,29 @@ test_expect_success 'refused engine run arguments: no engine call' '
 
 test_expect_success 'destroy removes with the volumes, by ID, after checking the label' '
 	fake_engine fakedock &&
-	"$SANDBOX" --engine "$FAKE" destroy "$REF" >out &&
-	cmp_text "removed $REF" out &&
+	"$SANDBOX" --engine "$FAKE" destroy sandbox-0123456789ac >out &&
+	cmp_text "removed sandbox-0123456789ac" out &&
 	fake_calls >calls &&
 	printf "%s\n" inspect rm >expect &&
 	cmp_file expect calls &&
 	fake_argv 2 >argv &&
 	grep_file -x -e --volumes argv &&
 	grep_file -x -e --force argv
+'
+
+test_expect_success 'destroy: a workspace checked before goes by its cached ID, in one rm' '
+	fake_engine fakedock &&
+	"$SANDBOX" --engine "$FAKE" -w sandbox-0123456789ad exec -- true &&
+	"$SANDBOX" --engine "$FAKE" destroy sandbox-0123456789ad >out &&
+	cmp_text "removed sandbox-0123456789ad" out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect exec rm >expect &&
+	cmp_file expect calls &&
+	fake_argv 1 | tail -n 1 >checked &&
+	fake_argv 3 | tail -n 1 >removed &&
+	cmp_text sandbox-0123456789ad checked &&
+	printf "%s" sandbox-0123456789ad | sha256sum | cut -d" " -f1 >id &&
+	cmp_file id removed
 '
 
 # The fake engine'"'"'s containers: ID NAME STATE CREATED (epoch).
@@ -265,13 +280,13 @@ test_expect_success 'list: ref, state, image, age (s below 2m, then m, h from 2h
 		>"$FAKE_LOG/containers" &&
 	"$SANDBOX" --engine "$FAKE" list >out &&
 	{
-		printf "%-24s %-10s %-32s %s\n" REF STATE IMAGE AGE &&
-		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb1 running fake/image:1 10s &&
-		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb2 exited fake/image:1 2m &&
-		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb3 created fake/image:1 3h &&
-		printf "%-24s %-10s %-32s %s\n" sandbox-bbbbbbbbbbb4 paused fake/image:1 3d
+		printf "%-24s %-10s %-32s %-5s %s\n" REF STATE IMAGE AGE EXPIRES &&
+		printf "%-24s %-10s %-32s %-5s %s\n" sandbox-bbbbbbbbbbb1 running fake/image:1 10s - &&
+		printf "%-24s %-10s %-32s %-5s %s\n" sandbox-bbbbbbbbbbb2 exited fake/image:1 2m - &&
+		printf "%-24s %-10s %-32s %-5s %s\n" sandbox-bbbbbbbbbbb3 created fake/image:1 3h - &&
+		printf "%-24s %-10s %-32s %-5s %s\n" sandbox-bbbbbbbbbbb4 paused fake/image:1 3d -
 	} >expect &&
-	sed "s/ 1[0-2]s$/ 10s/" out >got &&
+	sed "s/ 1[0-2]s   -$/ 10s   -/" out >got &&
 	cmp_file expect got
 '
 
@@ -291,7 +306,7 @@ test_expect_success 'stop, start: by ID after the label check' '
 test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 	fake_engine fakedock &&
 	"$SANDBOX" -v --engine "$FAKE" -w "$REF" exec -- echo "it${SQ}s" 2>err &&
-	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}${SQ} -- $REF" err &&
+	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}	{{index .Config.Labels \"sandbox.expires\"}}${SQ} -- $REF" err &&
 	grep_file -F "+ $FAKE exec --interactive -- " err &&
 	grep_file -F " /workspace ${SQ}${SQ} 0 0 echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
 '

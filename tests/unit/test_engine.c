@@ -48,13 +48,16 @@ static void set(struct cfg *c, const char *key, const char *value)
 }
 
 #define NONCE "0123456789abcdef"
+#define SPEC "00112233aabbccdd"
+static const struct run_ids IDS = {.name = NAME, .created = CREATED, .nonce = NONCE, .spec = SPEC};
 
 #define RUN_HEAD(engine)                                                      \
 	engine, "run", "--detach", "--name=" NAME,                            \
 		"--label=sandbox.workspace=true",                             \
 		"--label=sandbox.created=1700000000",                         \
 		"--label=sandbox.version=" SANDBOX_VERSION,                    \
-		"--label=sandbox.nonce=" NONCE, "--init",                      \
+		"--label=sandbox.nonce=" NONCE,                                \
+		"--label=sandbox.spec=" SPEC, "--init",                        \
 		"--entrypoint=sh"
 #define RUN_TAIL "--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE, NULL
 
@@ -64,7 +67,7 @@ static void test_run_defaults(void)
 	cfg_with_image(&c);
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "/usr/bin/docker", &c, NAME, CREATED, NONCE, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "/usr/bin/docker", &c, &IDS, NULL, 0, &e);
 	is_int(rc, 0, "run: defaults build");
 	const char *exp[] = {
 		RUN_HEAD("/usr/bin/docker"),
@@ -98,7 +101,7 @@ static void test_run_all_options(void)
 	set(&c, "env", "A=3");                  /* replaces A in place */
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "podman", &c, NAME, CREATED, NONCE, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "podman", &c, &IDS, NULL, 0, &e);
 	is_int(rc, 0, "run: every option builds");
 	const char *exp[] = {
 		RUN_HEAD("podman"),
@@ -128,7 +131,7 @@ static void test_run_extra(void)
 	struct strvec out = {0};
 	struct err e = {0};
 	char *extra[] = {"--cap-add=SYS_PTRACE", "-e", "X=1", "-it", "-d", "--tmpfs", "/tmp"};
-	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, extra, ARRAY_LEN(extra), &e);
+	int rc = engine_run_argv(&out, "docker", &c, &IDS, extra, ARRAY_LEN(extra), &e);
 	is_int(rc, 0, "run: extra args accepted");
 	const char *exp[] = {
 		RUN_HEAD("docker"),
@@ -143,7 +146,7 @@ static void test_run_extra(void)
 
 	/* A network in the extra args replaces ours when ours is the default. */
 	char *net[] = {"--network", "host"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, net, 2, &e);
+	rc = engine_run_argv(&out, "docker", &c, &IDS, net, 2, &e);
 	is_int(rc, 0, "run: --network in extra args with the default network: accepted");
 	const char *exp_net[] = {
 		RUN_HEAD("docker"),
@@ -156,7 +159,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *net2[] = {"--net=host"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, net2, 1, &e);
+	rc = engine_run_argv(&out, "docker", &c, &IDS, net2, 1, &e);
 	const char *exp_net2[] = {
 		RUN_HEAD("docker"),
 		"--pids-limit=2048",
@@ -169,7 +172,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *pids[] = {"--pids-limit=100"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, pids, 1, &e);
+	rc = engine_run_argv(&out, "docker", &c, &IDS, pids, 1, &e);
 	const char *exp_pids[] = {
 		RUN_HEAD("docker"),
 		"--network=none",
@@ -182,7 +185,7 @@ static void test_run_extra(void)
 	strvec_clear(&out);
 
 	char *pids2[] = {"--pids-limit", "5"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, pids2, 2, &e);
+	rc = engine_run_argv(&out, "docker", &c, &IDS, pids2, 2, &e);
 	const char *exp_pids2[] = {
 		RUN_HEAD("docker"),
 		"--network=none",
@@ -196,8 +199,8 @@ static void test_run_extra(void)
 
 	/* Flags that merely start like ours are not ours. */
 	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
-	rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, similar, ARRAY_LEN(similar), &e);
-	ok(rc == 0 && out.n > 0 && strcmp(out.v[10], "--network=none") == 0,
+	rc = engine_run_argv(&out, "docker", &c, &IDS, similar, ARRAY_LEN(similar), &e);
+	ok(rc == 0 && out.n > 0 && strcmp(out.v[11], "--network=none") == 0,
 	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
 	strvec_clear(&out);
 	cfg_free(&c);
@@ -208,7 +211,7 @@ static void refused(struct cfg *c, char *const *extra, size_t n, const char *wan
 {
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "docker", c, NAME, CREATED, NONCE, extra, n, &e);
+	int rc = engine_run_argv(&out, "docker", c, &IDS, extra, n, &e);
 	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0,
 	   "refused: %s (usage error, nothing built)", title);
 	bool named = strstr(e.msg, want) != NULL;
@@ -262,7 +265,7 @@ static void test_run_refusals(void)
 	char *alias[] = {"--network-alias=db"};
 	struct strvec al = {0};
 	struct err ae = {0};
-	ok(engine_run_argv(&al, "docker", &c, NAME, CREATED, NONCE, alias, 1, &ae) == 0,
+	ok(engine_run_argv(&al, "docker", &c, &IDS, alias, 1, &ae) == 0,
 	   "run: --network-alias is not a --network, even with network=bridge");
 	strvec_clear(&al);
 	cfg_free(&c);
@@ -270,11 +273,71 @@ static void test_run_refusals(void)
 	cfg_init(&c);
 	struct strvec out = {0};
 	struct err e = {0};
-	int rc = engine_run_argv(&out, "docker", &c, NAME, CREATED, NONCE, NULL, 0, &e);
+	int rc = engine_run_argv(&out, "docker", &c, &IDS, NULL, 0, &e);
 	ok(rc == -1 && e.kind == ERR_USAGE && out.n == 0, "run: no image is a usage error");
 	ok(strstr(e.msg, "image") != NULL, "run: no image: the message says so");
 	strvec_clear(&out);
 	cfg_free(&c);
+}
+
+static void test_run_expiry(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	struct strvec out = {0};
+	struct err e = {0};
+	struct run_ids ids = IDS;
+	ids.expires = CREATED + 3600;
+	ids.idle = 1800;
+	int rc = engine_run_argv(&out, "docker", &c, &ids, NULL, 0, &e);
+	is_int(rc, 0, "run: ttl and idle build");
+	const char *exp[] = {
+		"docker", "run", "--detach", "--name=" NAME,
+		"--label=sandbox.workspace=true",
+		"--label=sandbox.created=1700000000",
+		"--label=sandbox.version=" SANDBOX_VERSION,
+		"--label=sandbox.nonce=" NONCE,
+		"--label=sandbox.spec=" SPEC,
+		"--label=sandbox.expires=1700003600",
+		"--label=sandbox.idle=1800",
+		"--init", "--entrypoint=sh",
+		"--network=none", "--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		"--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE,
+		"keepalive", "1700003600", "1800", "0", NULL,
+	};
+	is_argv(&out, exp, "run: ttl and idle: their labels, and the keep-alive gets the deadline, the idle time, not pooled");
+	strvec_clear(&out);
+
+	ids.expires = 0;
+	ids.pooled = true;
+	rc = engine_run_argv(&out, "podman", &c, &ids, NULL, 0, &e);
+	is_int(rc, 0, "run: pooled with idle builds");
+	ok(out.n >= 4 && strcmp(out.v[out.n - 4], "keepalive") == 0 &&
+	   strcmp(out.v[out.n - 3], "0") == 0 && strcmp(out.v[out.n - 2], "1800") == 0 &&
+	   strcmp(out.v[out.n - 1], "1") == 0,
+	   "run: pooled: no deadline, the idle time, and the clock waits for a taker");
+	bool has_expires = false;
+	for (size_t i = 0; i < out.n; i++)
+		has_expires |= strncmp(out.v[i], "--label=sandbox.expires", 23) == 0;
+	ok(!has_expires, "run: no ttl, no expires label");
+	strvec_clear(&out);
+	cfg_free(&c);
+}
+
+static void test_pool(void)
+{
+	struct strvec out = {0};
+	engine_pool_ps_argv(&out, "docker", SPEC);
+	const char *exp[] = {"docker", "ps", "--no-trunc", "--filter=label=sandbox.workspace=true",
+			     "--filter=label=sandbox.spec=" SPEC, "--filter=status=running",
+			     "--format={{.ID}}\t{{.Names}}", NULL};
+	is_argv(&out, exp, "pool ps: running workspaces of the spec, full IDs and names");
+	strvec_clear(&out);
+	engine_rename_argv(&out, "podman", "sandbox-pool-x", "-odd");
+	const char *exp2[] = {"podman", "rename", "--", "sandbox-pool-x", "-odd", NULL};
+	is_argv(&out, exp2, "rename: names after --");
+	strvec_clear(&out);
 }
 
 static void test_exec(void)
@@ -326,9 +389,10 @@ static void test_queries(void)
 		"--format={{.Id}}\t{{.State.Running}}\t"
 		"{{index .Config.Labels \"sandbox.workspace\"}}\t"
 		"{{index .Config.Labels \"sandbox.workdir\"}}\t"
-		"{{index .Config.Labels \"sandbox.nonce\"}}",
+		"{{index .Config.Labels \"sandbox.nonce\"}}\t"
+		"{{index .Config.Labels \"sandbox.expires\"}}",
 		"--", "sandbox-abc", NULL};
-	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir and nonce labels");
+	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels");
 	strvec_clear(&out);
 
 	char *ids[] = {"id1", "id2", "id3"};
@@ -336,9 +400,12 @@ static void test_queries(void)
 	const char *describe[] = {
 		"podman", "inspect", "--type=container",
 		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-		"{{index .Config.Labels \"sandbox.created\"}}",
+		"{{index .Config.Labels \"sandbox.created\"}}\t{{.State.ExitCode}}\t"
+		"{{index .Config.Labels \"sandbox.expires\"}}\t"
+		"{{index .Config.Labels \"sandbox.idle\"}}\t"
+		"{{index .Config.Labels \"sandbox.spec\"}}",
 		"--", "id1", "id2", "id3", NULL};
-	is_argv(&out, describe, "describe: id, name, status, image, created label, of every id");
+	is_argv(&out, describe, "describe: id, name, status, image, created label, exit code, expires, idle and spec labels, of every id");
 	strvec_clear(&out);
 
 	engine_ps_argv(&out, "docker");
@@ -401,6 +468,8 @@ int main(void)
 	test_run_all_options();
 	test_run_extra();
 	test_run_refusals();
+	test_run_expiry();
+	test_pool();
 	test_exec();
 	test_exec_tty();
 	test_queries();

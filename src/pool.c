@@ -1,0 +1,280 @@
+/* pool.c: see pool.h; and sandbox pool, its do-function. */
+#include "pool.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "results.h"
+#include "sha256.h"
+#include "workspace.h"
+
+static void spec_put(struct sha256 *h, const char *key, const char *value)
+{
+	sha256_update(h, key, strlen(key) + 1);
+	sha256_update(h, value ? "=" : "-", 1);
+	if (value)
+		sha256_update(h, value, strlen(value) + 1);
+}
+
+void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
+	       char out[POOL_SPEC_LEN + 1])
+{
+	struct sha256 h;
+	char num[64];
+	sha256_init(&h);
+	spec_put(&h, "sandbox-spec-1", NULL);
+	spec_put(&h, "image", cfg->image);
+	spec_put(&h, "workdir", cfg->workdir);
+	spec_put(&h, "network", cfg->network);
+	snprintf(num, sizeof(num), "%ld", cfg->pids_limit);
+	spec_put(&h, "pids_limit", num);
+	spec_put(&h, "memory", cfg->memory);
+	spec_put(&h, "cpus", cfg->cpus);
+	spec_put(&h, "user", cfg->user);
+	for (size_t i = 0; i < cfg->env.n; i++)
+		spec_put(&h, "env", cfg->env.v[i]);
+	for (size_t i = 0; i < cfg->nmounts; i++) {
+		spec_put(&h, "mount", cfg->mounts[i].host);
+		spec_put(&h, "to", cfg->mounts[i].ctr);
+		spec_put(&h, "ro", cfg->mounts[i].ro ? "1" : "0");
+	}
+	spec_put(&h, "setup", cfg->setup);
+	for (size_t i = 0; i < nextra; i++)
+		spec_put(&h, "extra", extra[i]);
+	snprintf(num, sizeof(num), "%ld", idle);
+	spec_put(&h, "idle", num);
+	unsigned char d[32];
+	char hex[65];
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	memcpy(out, hex, POOL_SPEC_LEN);
+	out[POOL_SPEC_LEN] = '\0';
+}
+
+/* ---- the note that a pool was filled ---- */
+
+static char *hint_path(const struct app *a, const char *spec)
+{
+	if (!a->cache_dir)
+		return NULL;
+	const char *base = strrchr(a->engine, '/');
+	return xasprintf("%s/pool-%s-%s", a->cache_dir, base ? base + 1 : a->engine, spec);
+}
+
+/* Without a cache directory there is no note: always look. */
+static bool hint_says(const struct app *a, const char *spec)
+{
+	char *p = hint_path(a, spec);
+	bool yes = !p || access(p, F_OK) == 0;
+	free(p);
+	return yes;
+}
+
+static void hint_set(const struct app *a, const char *spec, bool on)
+{
+	char *p = hint_path(a, spec);
+	if (!p)
+		return;
+	if (!on) {
+		unlink(p);
+	} else {
+		mkdir(a->cache_dir, 0700);
+		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	free(p);
+}
+
+/* ---- taking ---- */
+
+/* The pool's running workspaces: IDs and names, as the engine says. A
+ * line that is not ID TAB NAME of the pool is skipped. */
+static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
+		      struct strvec *names, struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf out = {0};
+	engine_pool_ps_argv(&argv, a->engine, spec);
+	if (ws_engine_call(a, &argv, &out, "cannot list the pool", ERR_ENGINE, NULL, e) < 0) {
+		sbuf_free(&out);
+		return -1;
+	}
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), POOL_NAME_PREFIX "%s-", spec);
+	for (char *line = strtok(out.buf ? out.buf : "", "\n"); line; line = strtok(NULL, "\n")) {
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		const char *name = tab + 1;
+		if (strspn(line, "0123456789abcdef") != 64 || line[64] ||
+		    strncmp(name, prefix, strlen(prefix)) != 0 || !cfg_valid_container_name(name))
+			continue;
+		strvec_push(ids, line);
+		strvec_push(names, name);
+	}
+	sbuf_free(&out);
+	return 0;
+}
+
+int pool_take(struct app *a, const char *name, long idle, struct ws *ws, struct err *e)
+{
+	char spec[POOL_SPEC_LEN + 1];
+	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	if (!hint_says(a, spec))
+		return 0;
+	struct strvec ids = {0}, names = {0};
+	if (ready_ones(a, spec, &ids, &names, e) < 0)
+		return -1;
+	/* From a random one on: concurrent takers seldom try the same. */
+	unsigned char r = 0;
+	char hex[3];
+	if (random_hex(hex, 2) == 0)
+		r = (unsigned char)strtoul(hex, NULL, 16);
+	int got = 0;
+	for (size_t k = 0; k < ids.n && got == 0; k++) {
+		size_t i = (k + r) % ids.n;
+		struct strvec argv = {0};
+		bool gone = false;
+		engine_rename_argv(&argv, a->engine, names.v[i], name);
+		if (ws_engine_call(a, &argv, NULL, "cannot take a workspace from the pool",
+				   ERR_FAILED, &gone, e) < 0) {
+			got = -1;
+		} else if (!gone) {
+			/* Ours: made from this spec, so with its workdir. */
+			*ws = (struct ws){.name = xstrdup(name), .id = xstrdup(ids.v[i]),
+					  .workdir = xstrdup(a->cfg.workdir)};
+			got = 1;
+		}
+		/* gone: another taker won it; the next one. */
+	}
+	if (got == 0)
+		hint_set(a, spec, false);
+	strvec_clear(&ids);
+	strvec_clear(&names);
+	return got;
+}
+
+/* ---- sandbox pool ---- */
+
+static struct pool_row *row_of(struct pool_result *r, const char *spec, const char *image)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->rows[i].spec, spec) == 0)
+			return &r->rows[i];
+	r->rows = xrealloc(r->rows, (r->n + 1) * sizeof(*r->rows));
+	struct pool_row *p = &r->rows[r->n++];
+	*p = (struct pool_row){.spec = xstrdup(spec), .image = xstrdup(image)};
+	return p;
+}
+
+/* The pools, from every pool workspace of the engine; only spec's when
+ * not NULL. */
+static int pools(struct app *a, struct pool_result *r, const char *spec, struct err *e)
+{
+	struct list_result l;
+	if (life_list(a, &l, LIFE_POOLS, e) < 0)
+		return -1;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct ws_row *w = &l.rows[i];
+		if (spec && strcmp(w->spec, spec) != 0)
+			continue;
+		struct pool_row *p = row_of(r, w->spec, w->image);
+		if (strcmp(w->state, "running") == 0)
+			p->ready++;
+		else
+			p->stopped++;
+	}
+	list_result_free(&l);
+	return 0;
+}
+
+static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
+{
+	long n;
+	if (a->o.args.n != 2 || !parse_long(a->o.args.v[1], 1, POOL_FILL_MAX, &n))
+		return err_set(e, ERR_USAGE, "pool fill N: give how many ready workspaces the pool should have, 1 to %ld", POOL_FILL_MAX);
+	if (a->cfg.copy)
+		return err_set(e, ERR_USAGE, "a pool cannot hold copy workspaces: create --copy makes its own");
+	if (a->cfg.ttl)
+		return err_set(e, ERR_USAGE, "a pool cannot hold workspaces with a ttl: it would run out while they wait");
+	if (a->cfg.name)
+		return err_set(e, ERR_USAGE, "a pool names its workspaces itself; --name is for create");
+	if (!a->cfg.image)
+		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
+	long idle = ws_idle(a, false);
+	char spec[POOL_SPEC_LEN + 1];
+	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	if (pools(a, r, spec, e) < 0)
+		return -1;
+	struct pool_row *p = row_of(r, spec, a->cfg.image);
+	while (p->ready < n) {
+		char hex[9], name[64];
+		struct ws ws;
+		if (random_hex(hex, 8) < 0)
+			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+		snprintf(name, sizeof(name), POOL_NAME_PREFIX "%s-%s", spec, hex);
+		if (ws_make(a, &ws, name, idle, true, e) < 0)
+			return -1;
+		ws_forget(a, name); /* taking renames it: the name is not kept */
+		ws_free(&ws);
+		p->ready++;
+		r->made++;
+		hint_set(a, spec, true);
+	}
+	hint_set(a, spec, true);
+	return 0;
+}
+
+static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
+{
+	const char *spec = a->o.pool.spec;
+	if (a->o.args.n > 1)
+		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[1]);
+	if (spec && (strlen(spec) != POOL_SPEC_LEN || strspn(spec, "0123456789abcdef") != POOL_SPEC_LEN))
+		return err_set(e, ERR_USAGE, "--spec '%s': expected a pool's spec, %d hex digits as pool list shows it", spec, POOL_SPEC_LEN);
+	struct list_result l;
+	if (life_list(a, &l, LIFE_POOLS, e) < 0)
+		return -1;
+	struct strvec ids = {0};
+	for (size_t i = 0; i < l.n; i++) {
+		if (spec && strcmp(l.rows[i].spec, spec) != 0)
+			continue;
+		strvec_push(&ids, l.rows[i].id);
+		strvec_push(&r->removed.names, l.rows[i].name);
+		hint_set(a, l.rows[i].spec, false);
+	}
+	int rc = life_remove(a, &ids, &r->removed, e);
+	strvec_clear(&ids);
+	list_result_free(&l);
+	return rc;
+}
+
+int do_pool(struct app *a, struct pool_result *r, struct err *e)
+{
+	*r = (struct pool_result){0};
+	const char *what = a->o.args.n ? a->o.args.v[0] : "";
+	int rc;
+	if (strcmp(what, "fill") == 0) {
+		r->action = POOL_FILL;
+		rc = pool_fill(a, r, e);
+	} else if (strcmp(what, "list") == 0) {
+		r->action = POOL_LIST;
+		rc = a->o.args.n > 1 ? err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[1])
+				     : pools(a, r, NULL, e);
+	} else if (strcmp(what, "drain") == 0) {
+		r->action = POOL_DRAIN;
+		rc = pool_drain(a, r, e);
+	} else {
+		rc = err_set(e, ERR_USAGE, "pool %s: expected fill N, list or drain", *what ? what : "what?");
+	}
+	if (rc < 0)
+		pool_result_free(r);
+	return rc;
+}
