@@ -80,7 +80,8 @@ static char *cache_path(struct app *a, const char *name)
 	return xasprintf("%s/%s-%s", a->cache_dir, base ? base + 1 : a->engine, name);
 }
 
-/* The cache file holds two lines: the full ID and the workdir. */
+/* The cache file holds the full ID, the workdir and, when there is one,
+ * the ttl's deadline: a line each. */
 static bool cache_get(struct app *a, const char *name, struct ws *ws)
 {
 	char *path = cache_path(a, name);
@@ -103,6 +104,7 @@ static bool cache_get(struct app *a, const char *name, struct ws *ws)
 	*end = '\0';
 	ws->id = xstrndup(buf, (size_t)(nl - buf));
 	ws->workdir = nl[1] ? xstrdup(nl + 1) : NULL;
+	ws->expires = strtoll(end + 1, NULL, 10);
 	return true;
 }
 
@@ -142,7 +144,8 @@ static void cache_put(struct app *a, const char *name, const struct ws *ws)
 	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
-		char *line = xasprintf("%s\n%s\n", ws->id, ws->workdir ? ws->workdir : "");
+		char *line = xasprintf("%s\n%s\n%lld\n", ws->id, ws->workdir ? ws->workdir : "",
+				       ws->expires);
 		bool ok = write_all(fd, line, strlen(line)) == 0;
 		free(line);
 		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
@@ -237,6 +240,11 @@ static int start_container(struct app *a, const char *id, struct err *e)
 	return ws_engine_call(a, &argv, NULL, "cannot start the workspace", ERR_WORKSPACE, NULL, e);
 }
 
+static bool ws_expired(const struct ws *ws)
+{
+	return ws->expires > 0 && (long long)time(NULL) >= ws->expires;
+}
+
 int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	      struct err *e)
 {
@@ -246,13 +254,15 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	ws->name = xstrdup(ref);
 	if (trust_cache && cache_get(a, ref, ws)) {
 		ws->cached = true;
-		return 0;
+		if (!ws_expired(ws))
+			return 0;
+		err_set(e, ERR_WORKSPACE, "workspace %s expired (its ttl ran out); remove it with 'sandbox prune --expired' and create another", ref);
+		goto fail;
 	}
 	enum ws_state state;
 	if (ws_inspect(a, ref, &state, ws, e) < 0)
 		goto fail;
-	if (state != WS_MISSING && state != WS_FOREIGN && ws->expires > 0 &&
-	    (long long)time(NULL) >= ws->expires) {
+	if (state != WS_MISSING && state != WS_FOREIGN && ws_expired(ws)) {
 		err_set(e, ERR_WORKSPACE, "workspace %s expired (its ttl ran out); remove it with 'sandbox prune --expired' and create another", ref);
 		goto fail;
 	}
@@ -378,6 +388,7 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 	const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
 	ws->workdir = xstrdup(a->cfg.workdir);
+	ws->expires = ids.expires;
 	if (a->cfg.copy && copy_seed(a, ws, e) < 0) {
 		remove_if_ours(a, ws->id, nonce);
 		goto done;

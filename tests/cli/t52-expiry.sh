@@ -1,0 +1,164 @@
+#!/bin/bash
+# Expiry: create --ttl and --idle. The keep-alive ends the workspace (status
+# 3 at the ttl, 4 after the idle time); list shows it, prune --expired
+# removes it, a workspace past its ttl is not used again.
+#
+# The waits poll with a deadline far above the times asked for: a slow
+# machine makes a test slower, never wrong.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+
+XDG_CACHE_HOME=$TRASH/.cache
+export XDG_CACHE_HOME
+
+# exit_code REF: the container's exit status.
+exit_code() { eng container inspect --format '{{.State.ExitCode}}' "$1"; }
+stopped() { [ "$(ctr_state "$1")" = exited ]; }
+# list_expires REF: the EXPIRES column of REF's line.
+list_expires() { sb list | awk -v r="$1" '$1 == r { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print }'; }
+
+others() {
+	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
+		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
+}
+if [ -z "$(others)" ]; then
+	test_set_prereq ALONE
+else
+	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make"
+fi
+
+test_expect_success 'a bad --ttl or --idle is a usage error, and nothing is made' '
+	before=$(our_workspaces | wc -l) &&
+	expect_status 2 sb create --image "$IMAGE" --ttl 5x 2>err &&
+	grep_file -F "sandbox: create: ttl ${SQ}5x${SQ}: expected a duration like 90s, 15m, 2h or 7d (0: none)" err &&
+	expect_status 2 sb create --image "$IMAGE" --idle -1 2>err &&
+	grep_file -F "idle ${SQ}-1${SQ}" err &&
+	expect_status 2 sb create --image "$IMAGE" --ttl 4000d 2>err &&
+	test "$(our_workspaces | wc -l)" = "$before"
+'
+
+test_expect_success 'without --ttl or --idle: no expiry, no marker left by commands' '
+	new_ws PLAIN &&
+	cmp_text - <(list_expires "$PLAIN") &&
+	sb -w "$PLAIN" exec -c "test ! -e /tmp/.sandbox-keepalive && test ! -e /tmp/.sandbox-used" &&
+	sb --json list >out &&
+	json_check out "[w for w in d[\"workspaces\"] if w[\"workspace\"] == \"$PLAIN\"][0][\"expires\"] is None" &&
+	json_check out "[w for w in d[\"workspaces\"] if w[\"workspace\"] == \"$PLAIN\"][0][\"idle_s\"] is None" &&
+	json_check out "[w for w in d[\"workspaces\"] if w[\"workspace\"] == \"$PLAIN\"][0][\"expired\"] is False"
+'
+
+test_expect_success 'ttl: the label, list shows the deadline, --json the epoch' '
+	start=$(now_s) &&
+	new_ws TTL --ttl 4s &&
+	exp=$(eng container inspect --format "{{index .Config.Labels \"sandbox.expires\"}}" "$TTL") &&
+	check "expires $exp" test "$exp" -ge $((start + 4)) -a "$exp" -le $(($(now_s) + 4)) &&
+	list_expires "$TTL" >got &&
+	grep_file -E "^in [0-4]s$" got &&
+	sb --json list >out &&
+	json_check out "[w for w in d[\"workspaces\"] if w[\"workspace\"] == \"$TTL\"][0][\"expires\"] == $exp"
+'
+
+test_expect_success 'ttl: the workspace stops itself at its deadline, with status 3' '
+	wait_until 60 stopped "$TTL" &&
+	check "stopped at $(now_s), deadline $exp" test "$(now_s)" -ge "$exp" &&
+	cmp_text 3 <(exit_code "$TTL") &&
+	cmp_text expired <(list_expires "$TTL")
+'
+
+test_expect_success 'ttl: an expired workspace is not started again' '
+	expect_status 255 sb -w "$TTL" exec -- true 2>err &&
+	grep_file -F "sandbox: exec: workspace $TTL expired (its ttl ran out); remove it with ${SQ}sandbox prune --expired${SQ} and create another" err &&
+	stopped "$TTL" &&
+	expect_status 255 sb start "$TTL" 2>err &&
+	grep_file -F "expired" err &&
+	stopped "$TTL"
+'
+
+test_expect_success 'ttl: past its deadline a running workspace is expired too (its keep-alive held up)' '
+	new_ws HELD --ttl 3s &&
+	sb -w "$HELD" exec -c "kill -STOP \$(cat /tmp/.sandbox-keepalive)" &&
+	wait_until 30 eval "test \"\$(list_expires \"\$HELD\")\" = expired" &&
+	test "$(ctr_state "$HELD")" = running &&
+	expect_status 255 sb -w "$HELD" exec -- true 2>err &&
+	grep_file -F "expired" err
+'
+
+test_expect_success ALONE 'prune --expired: the expired ones only, running or not' '
+	new_ws LIVE --ttl 1h --idle 1h &&
+	sb prune --expired >out &&
+	sort out >got &&
+	printf "removed %s\n" "$HELD" "$TTL" | sort >expect &&
+	cmp_file expect got &&
+	ctr_gone "$TTL" && ctr_gone "$HELD" &&
+	ctr_exists "$LIVE" && ctr_exists "$PLAIN"
+'
+
+test_expect_success 'idle: list shows the idle time; a running process keeps it alive' '
+	new_ws IDLE --idle 3s &&
+	cmp_text "idle 3s" <(list_expires "$IDLE") &&
+	sb -w "$IDLE" exec --background -- sleep 8 >/dev/null &&
+	sleep 6 &&
+	test "$(ctr_state "$IDLE")" = running
+'
+
+test_expect_success 'idle: once nothing runs, it stops itself, with status 4' '
+	wait_until 90 stopped "$IDLE" &&
+	cmp_text 4 <(exit_code "$IDLE") &&
+	cmp_text expired <(list_expires "$IDLE")
+'
+
+test_expect_success 'idle: the next command starts it again, with its files' '
+	sb -w "$IDLE" exec -c "echo back" >out &&
+	cmp_text back out &&
+	test "$(ctr_state "$IDLE")" = running &&
+	cmp_text "idle 3s" <(list_expires "$IDLE")
+'
+
+test_expect_success 'idle: each command renews the idle time' '
+	new_ws BUSY --idle 5s &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sb -w "$BUSY" exec -- true || return 1
+		test "$(ctr_state "$BUSY")" = running || return 1
+		sleep 1
+	done &&
+	wait_until 90 stopped "$BUSY" &&
+	cmp_text 4 <(exit_code "$BUSY")
+'
+
+test_expect_success 'idle: the file tools count as commands too' '
+	new_ws TOOLS --idle 5s &&
+	for i in 1 2 3 4 5 6 7 8; do
+		sb -w "$TOOLS" write f --content "$i" || return 1
+		sb -w "$TOOLS" read f >/dev/null || return 1
+		test "$(ctr_state "$TOOLS")" = running || return 1
+		sleep 1
+	done
+'
+
+test_expect_success 'ttl and idle together: list shows both' '
+	new_ws BOTH --ttl 2h --idle 45m &&
+	list_expires "$BOTH" >got &&
+	grep_file -E "^in (119m|120m|2h), idle 45m$" got
+'
+
+test_expect_success 'a workspace exec makes on its own idles after 30 minutes' '
+	printf "[sandbox]\nimage = %s\n" "$IMAGE" >img.ini &&
+	sb --config img.ini exec -- true 2>err &&
+	ref=$(sed -n "s/^sandbox: created workspace \([^ ]*\) .*/\1/p" err) &&
+	test -n "$ref" &&
+	cmp_text "idle 30m" <(list_expires "$ref") &&
+	printf "[sandbox]\nimage = %s\nidle = 0\n" "$IMAGE" >noidle.ini &&
+	sb --config noidle.ini exec -- true 2>err &&
+	ref=$(sed -n "s/^sandbox: created workspace \([^ ]*\) .*/\1/p" err) &&
+	test -n "$ref" &&
+	cmp_text - <(list_expires "$ref")
+'
+
+test_expect_success 'the ttl and idle keys of sandbox.ini' '
+	printf "[sandbox]\nimage = %s\nidle = 2h\nttl = 1d\n" "$IMAGE" >exp.ini &&
+	ref=$(sb --config exp.ini create) &&
+	list_expires "$ref" >got &&
+	grep_file -E "^in (23h|24h), idle 2h$" got
+'
+
+test_done
