@@ -136,8 +136,10 @@ int life_list(struct app *a, struct list_result *r, enum life_which which, struc
 	sbuf_reset(&sb);
 	int rc = 0;
 	if (ids.n) {
+		/* One removed since the ps is no error: the others are listed. */
+		bool gone = false;
 		engine_describe_argv(&argv, a->engine, ids.v, ids.n);
-		rc = ws_engine_call(a, &argv, &sb, "cannot inspect containers", ERR_ENGINE, NULL, e);
+		rc = ws_engine_call(a, &argv, &sb, "cannot inspect containers", ERR_ENGINE, &gone, e);
 	}
 	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
 	     line = strtok(NULL, "\n")) {

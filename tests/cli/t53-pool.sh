@@ -1,0 +1,215 @@
+#!/bin/bash
+# Warm pools: pool fill makes ready workspaces of a spec; a create, run,
+# exec or mcp of the same spec takes one by rename (one taker wins), and a
+# taken one is a workspace like a fresh one; pool list counts them, pool
+# drain removes them.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+
+# The pool notes (pool-ENGINE-SPEC) and the ID cache: this file's own.
+XDG_CACHE_HOME=$TRASH/.cache
+export XDG_CACHE_HOME
+
+SETUP="echo once >>/tmp/setup-ran"
+
+# pool_ids SPEC: the IDs of the pool's ready workspaces, sorted.
+pool_ids() {
+	eng ps --no-trunc --filter label=sandbox.spec="$1" --format '{{.ID}} {{.Names}}' |
+		awk '$2 ~ /^sandbox-pool-/ { print $1 }' | sort
+}
+# ready SPEC: its ready count (0 when pool list has no line for it).
+ready() { sb pool list | awk -v s="$1" '$1 == s { n = $2 } END { print n + 0 }'; }
+id_of() { eng container inspect --format '{{.Id}}' "$1"; }
+
+others() {
+	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
+		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
+}
+if [ -z "$(others)" ]; then
+	test_set_prereq ALONE
+else
+	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make"
+fi
+
+test_expect_success 'pool fill N: N ready workspaces, setup run; prints the spec' '
+	sb pool fill 3 --image "$IMAGE" --setup "$SETUP" >out 2>err &&
+	SPEC=$(cat out) &&
+	grep_file -x -E "[0-9a-f]{16}" out &&
+	grep_file -x -F "sandbox: pool $SPEC: 3 ready (3 made)" err &&
+	pool_ids "$SPEC" >ids &&
+	line_count 3 ids &&
+	for id in $(cat ids); do
+		sb -w "$(eng container inspect --format "{{.Name}}" "$id" | sed "s,^/,,")" exec -- cat /tmp/setup-ran >ran || return 1
+		cmp_text once ran || return 1
+	done
+'
+
+test_expect_success 'pool list: the pool and its counts; list does not show them' '
+	sb pool list >out &&
+	head -n 1 out >first &&
+	printf "%-16s %5s %7s  %s\n" SPEC READY STOPPED IMAGE >expect &&
+	cmp_file expect first &&
+	awk -v s="$SPEC" "\$1 == s" out >line &&
+	read -r spec n stopped image <line &&
+	check "ready $n" test "$n" = 3 &&
+	check "stopped $stopped" test "$stopped" = 0 &&
+	check "image $image" test "$image" = "$IMAGE" -o "$image" = "localhost/$IMAGE" &&
+	sb list >out &&
+	no_grep_file -F sandbox-pool- out &&
+	sb --json pool list >out &&
+	json_check out "[p for p in d[\"pools\"] if p[\"spec\"] == \"$SPEC\"][0][\"ready\"] == 3"
+'
+
+test_expect_success 'pool fill again: tops up only' '
+	sb pool fill 3 --image "$IMAGE" --setup "$SETUP" >out 2>err &&
+	cmp_text "$SPEC" out &&
+	grep_file -x -F "sandbox: pool $SPEC: 3 ready (0 made)" err
+'
+
+test_expect_success 'create of the same spec takes one: a new name, no container made' '
+	pool_ids "$SPEC" >before &&
+	start=$(now_s) &&
+	new_ws TAKEN --setup "$SETUP" &&
+	case $TAKEN in sandbox-pool-*) false ;; sandbox-*) true ;; *) false ;; esac &&
+	id_of "$TAKEN" >id &&
+	grep_file -x -f id before &&
+	cmp_text 2 <(ready "$SPEC") &&
+	sb -w "$TAKEN" exec -- cat /tmp/setup-ran >ran &&
+	cmp_text once ran &&
+	sb list >out &&
+	grep_file -F "$TAKEN" out &&
+	label=$(eng container inspect --format "{{index .Config.Labels \"sandbox.workspace\"}}" "$TAKEN") &&
+	cmp_text true <(echo "$label")
+'
+
+test_expect_success 'a create of another spec does not take one' '
+	new_ws OTHER --setup "$SETUP" --env X=1 &&
+	id_of "$OTHER" >id &&
+	no_grep_file -x -f id before &&
+	cmp_text 2 <(ready "$SPEC")
+'
+
+test_expect_success 'create --name takes one under that name' '
+	name=$(new_name named) &&
+	new_ws NAMED --setup "$SETUP" --name "$name" &&
+	test "$NAMED" = "$name" &&
+	id_of "$name" >id &&
+	grep_file -x -f id before &&
+	cmp_text 1 <(ready "$SPEC")
+'
+
+test_expect_success 'create --name of a taken name fails, and the pool keeps its workspace' '
+	expect_status 1 sb create --image "$IMAGE" --setup "$SETUP" --name "$name" 2>err &&
+	grep_file -F "sandbox: create: cannot take a workspace from the pool:" err &&
+	cmp_text 1 <(ready "$SPEC")
+'
+
+test_expect_success 'run takes one, and removes it' '
+	id=$(pool_ids "$SPEC") &&
+	sb run --image "$IMAGE" --setup "$SETUP" -- cat /tmp/setup-ran >out &&
+	cmp_text once out &&
+	cmp_text 0 <(ready "$SPEC") &&
+	ctr_gone "$id"
+'
+
+test_expect_success 'an empty pool: a new workspace, made as without one' '
+	new_ws COLD --setup "$SETUP" &&
+	sb -w "$COLD" exec -- cat /tmp/setup-ran >ran &&
+	cmp_text once ran &&
+	test ! -e "$XDG_CACHE_HOME/sandbox/ids/pool-$ENGINE-$SPEC"
+'
+
+test_expect_success 'many takers at once: each gets its own, the pool goes to those who ask first' '
+	sb pool fill 3 --image "$IMAGE" --setup "$SETUP" >/dev/null 2>&1 &&
+	pool_ids "$SPEC" >before &&
+	line_count 3 before &&
+	for i in 1 2 3 4 5 6; do
+		sb create --image "$IMAGE" --setup "$SETUP" >ref.$i 2>err.$i &
+	done &&
+	wait &&
+	cat ref.1 ref.2 ref.3 ref.4 ref.5 ref.6 >refs &&
+	line_count 6 refs &&
+	sort -u refs >uniq && line_count 6 uniq &&
+	for r in $(cat refs); do id_of "$r" || return 1; done | sort >ids &&
+	sort -u ids >uniq && line_count 6 uniq &&
+	grep -x -f before ids >taken &&
+	line_count 3 taken &&
+	cmp_text 0 <(ready "$SPEC")
+'
+
+test_expect_success 'a pool with an idle time: the clock waits in the pool and starts when taken' '
+	sb pool fill 1 --image "$IMAGE" --idle 3s >out 2>/dev/null &&
+	ISPEC=$(cat out) &&
+	test "$ISPEC" != "$SPEC" &&
+	sleep 6 &&
+	cmp_text 1 <(ready "$ISPEC") &&
+	id=$(pool_ids "$ISPEC") &&
+	new_ws IDLER --idle 3s &&
+	id_of "$IDLER" >got && cmp_text "$id" got &&
+	cmp_text 0 <(ready "$ISPEC") &&
+	wait_until 90 eval "test \"\$(ctr_state \"\$IDLER\")\" = exited" &&
+	cmp_text 4 <(eng container inspect --format "{{.State.ExitCode}}" "$IDLER")
+'
+
+test_expect_success 'exec without a workspace takes from a pool filled with the 30-minute idle time' '
+	printf "[sandbox]\nimage = %s\n" "$IMAGE" >img.ini &&
+	sb --config img.ini pool fill 1 --idle 30m >out 2>/dev/null &&
+	LSPEC=$(cat out) &&
+	id=$(pool_ids "$LSPEC") &&
+	sb --config img.ini exec -- echo hi >out 2>err &&
+	cmp_text hi out &&
+	ref=$(sed -n "s/^sandbox: created workspace \([^ ]*\) .*/\1/p" err) &&
+	id_of "$ref" >got && cmp_text "$id" got
+'
+
+test_expect_success 'pool fill refuses --copy, --ttl, --name and a bad N; nothing is made' '
+	pool_ids "$SPEC" >before &&
+	mkdir -p src &&
+	expect_status 2 sb pool fill 2 --image "$IMAGE" --copy src 2>err &&
+	grep_file -F "sandbox: pool: a pool cannot hold copy workspaces" err &&
+	expect_status 2 sb pool fill 2 --image "$IMAGE" --ttl 1h 2>err &&
+	grep_file -F "ttl" err &&
+	expect_status 2 sb pool fill 2 --image "$IMAGE" --name x 2>err &&
+	grep_file -F "name" err &&
+	for n in 0 201 x ""; do
+		expect_status 2 sb pool fill $n --image "$IMAGE" 2>err || return 1
+		grep_file -F "pool fill N: give how many" err || return 1
+	done &&
+	expect_status 2 sb pool frob 2>err &&
+	grep_file -F "sandbox: pool: pool frob: expected fill N, list or drain" err &&
+	pool_ids "$SPEC" >after &&
+	cmp_file before after
+'
+
+test_expect_success 'a create without a pool makes no engine call to look for one' '
+	sb -v create --image "$IMAGE" --env Y=2 >ref 2>err &&
+	no_grep_file -E "^\+ [^ ]+ (ps|rename) " err
+'
+
+test_expect_success 'pool drain --spec: that pool only' '
+	sb pool fill 2 --image "$IMAGE" --setup "$SETUP" >/dev/null 2>&1 &&
+	sb pool fill 1 --image "$IMAGE" --env Z=1 >out 2>/dev/null &&
+	ZSPEC=$(cat out) &&
+	pool_ids "$SPEC" >ids &&
+	line_count 2 ids &&
+	sb pool drain --spec "$SPEC" >out &&
+	line_count 2 out &&
+	grep_file -E "^removed sandbox-pool-$SPEC-[0-9a-f]{8}$" out &&
+	for id in $(cat ids); do ctr_gone "$id" || return 1; done &&
+	cmp_text 1 <(ready "$ZSPEC") &&
+	sb pool drain --spec "$ZSPEC" >out &&
+	line_count 1 out &&
+	cmp_text 0 <(ready "$ZSPEC") &&
+	expect_status 2 sb pool drain --spec nothex 2>err &&
+	grep_file -F "expected a pool${SQ}s spec" err
+'
+
+test_expect_success ALONE 'destroy --all removes the pools too' '
+	sb pool fill 1 --image "$IMAGE" >/dev/null 2>&1 &&
+	sb destroy --all >out &&
+	grep_file -E "^removed sandbox-pool-" out &&
+	sb pool list >out &&
+	line_count 1 out
+'
+
+test_done
