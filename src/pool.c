@@ -113,8 +113,10 @@ static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
 			continue;
 		*tab = '\0';
 		const char *name = tab + 1;
+		size_t plen = strlen(prefix);
 		if (strspn(line, "0123456789abcdef") != 64 || line[64] ||
-		    strncmp(name, prefix, strlen(prefix)) != 0 || !cfg_valid_container_name(name))
+		    strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 12 ||
+		    strspn(name + plen, "0123456789abcdef") != 12)
 			continue;
 		strvec_push(ids, line);
 		strvec_push(names, name);
@@ -123,7 +125,26 @@ static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
 	return 0;
 }
 
-int pool_take(struct app *a, const char *name, long idle, struct ws *ws, struct err *e)
+/* The name a pool's workspace is taken under: sandbox- and the 12 hex
+ * digits its pool name ends with. Every taker of it renames it to that
+ * same name, and the engine lets only the first: a later one finds the
+ * name is the container's already, or in use (Docker resolves the old
+ * name before it takes the container's lock, so renames to names of the
+ * takers' own could all succeed, one after the other). */
+static void taken_name(const char *pool_name, char out[32])
+{
+	snprintf(out, 32, "sandbox-%s", pool_name + strlen(pool_name) - 12);
+}
+
+static int rename_ctr(struct app *a, const char *from, const char *to, struct err *e)
+{
+	struct strvec argv = {0};
+	engine_rename_argv(&argv, a->engine, from, to);
+	return ws_engine_call(a, &argv, NULL, "cannot take a workspace from the pool", ERR_FAILED,
+			      NULL, e);
+}
+
+int pool_take(struct app *a, long idle, struct ws *ws, struct err *e)
 {
 	char spec[POOL_SPEC_LEN + 1];
 	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
@@ -132,6 +153,8 @@ int pool_take(struct app *a, const char *name, long idle, struct ws *ws, struct 
 	struct strvec ids = {0}, names = {0};
 	if (ready_ones(a, spec, &ids, &names, e) < 0)
 		return -1;
+	if (!ids.n)
+		hint_set(a, spec, false);
 	/* From a random one on: concurrent takers seldom try the same. */
 	unsigned char r = 0;
 	char hex[3];
@@ -140,22 +163,25 @@ int pool_take(struct app *a, const char *name, long idle, struct ws *ws, struct 
 	int got = 0;
 	for (size_t k = 0; k < ids.n && got == 0; k++) {
 		size_t i = (k + r) % ids.n;
-		struct strvec argv = {0};
-		bool gone = false;
-		engine_rename_argv(&argv, a->engine, names.v[i], name);
-		if (ws_engine_call(a, &argv, NULL, "cannot take a workspace from the pool",
-				   ERR_FAILED, &gone, e) < 0) {
+		char name[32];
+		struct err lost = {0};
+		taken_name(names.v[i], name);
+		if (rename_ctr(a, names.v[i], name, &lost) < 0)
+			continue; /* another taker's, or gone: the next one */
+		const char *want = a->cfg.name ? a->cfg.name : name;
+		if (a->cfg.name && rename_ctr(a, name, want, e) < 0) {
+			/* The name is taken: back to the pool it goes. */
+			struct err ignored = {0};
+			if (rename_ctr(a, name, names.v[i], &ignored) < 0)
+				ws_remove(a, ids.v[i], NULL);
 			got = -1;
-		} else if (!gone) {
-			/* Ours: made from this spec, so with its workdir. */
-			*ws = (struct ws){.name = xstrdup(name), .id = xstrdup(ids.v[i]),
-					  .workdir = xstrdup(a->cfg.workdir)};
-			got = 1;
+			break;
 		}
-		/* gone: another taker won it; the next one. */
+		/* Ours: made from this spec, so with its workdir. */
+		*ws = (struct ws){.name = xstrdup(want), .id = xstrdup(ids.v[i]),
+				  .workdir = xstrdup(a->cfg.workdir)};
+		got = 1;
 	}
-	if (got == 0)
-		hint_set(a, spec, false);
 	strvec_clear(&ids);
 	strvec_clear(&names);
 	return got;
@@ -215,9 +241,9 @@ static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 		return -1;
 	struct pool_row *p = row_of(r, spec, a->cfg.image);
 	while (p->ready < n) {
-		char hex[9], name[64];
+		char hex[13], name[64];
 		struct ws ws;
-		if (random_hex(hex, 8) < 0)
+		if (random_hex(hex, 12) < 0)
 			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 		snprintf(name, sizeof(name), POOL_NAME_PREFIX "%s-%s", spec, hex);
 		if (ws_make(a, &ws, name, idle, true, e) < 0)

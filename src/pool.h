@@ -2,9 +2,8 @@
  * (sandbox pool fill), each ready for a create of the same spec: the hash
  * of everything that makes a workspace what it is (pool_spec), a label of
  * every workspace. A pool's workspaces are named POOL_NAME_PREFIX SPEC
- * "-" HEX; taking one renames it to the new workspace's name, and the
- * engine lets one rename of a name win, so no two takers get the same
- * one. */
+ * "-" HEX (12 digits); taking one renames it to sandbox-HEX, which the
+ * engine lets only one taker do, so no two get the same one. */
 #ifndef SANDBOX_POOL_H
 #define SANDBOX_POOL_H
 
@@ -26,11 +25,11 @@ struct ws;
 void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
 	       char out[POOL_SPEC_LEN + 1]);
 
-/* Takes a ready workspace of a->cfg's spec, renamed to name, into ws:
- * 1 when taken, 0 when there is none (nothing changed), -1 with e set.
- * Looks only when this user filled a pool of the spec (a file in the
- * cache directory says so), so a create without pools costs no engine
- * call more. */
-int pool_take(struct app *a, const char *name, long idle, struct ws *ws, struct err *e);
+/* Takes a ready workspace of a->cfg's spec into ws, named a->cfg.name or
+ * sandbox- and 12 hex digits: 1 when taken, 0 when there is none
+ * (nothing changed), -1 with e set. Looks only when this user filled a
+ * pool of the spec (a file in the cache directory says so), so a create
+ * without pools costs no engine call more. */
+int pool_take(struct app *a, long idle, struct ws *ws, struct err *e);
 
 #endif

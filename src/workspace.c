@@ -438,7 +438,7 @@ int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
 	}
 	long idle = ws_idle(a, by_the_way);
 	if (!a->cfg.copy && a->cfg.ttl == 0) {
-		int got = pool_take(a, name, idle, ws, e);
+		int got = pool_take(a, idle, ws, e);
 		if (got < 0)
 			return -1;
 		if (got > 0 && (idle == 0 || arm(a, ws, e) == 0)) {

@@ -70,9 +70,11 @@ test_expect_success 'create of the same spec takes one: a new name, no container
 	pool_ids "$SPEC" >before &&
 	start=$(now_s) &&
 	new_ws TAKEN --setup "$SETUP" &&
-	case $TAKEN in sandbox-pool-*) false ;; sandbox-*) true ;; *) false ;; esac &&
 	id_of "$TAKEN" >id &&
 	grep_file -x -f id before &&
+	check "taken as $TAKEN" test "${TAKEN#sandbox-}" != "$TAKEN" &&
+	eng container inspect --format "{{.Name}}" "$(cat id)" >name &&
+	cmp_text "/$TAKEN" name &&
 	cmp_text 2 <(ready "$SPEC") &&
 	sb -w "$TAKEN" exec -- cat /tmp/setup-ran >ran &&
 	cmp_text once ran &&
@@ -123,18 +125,23 @@ test_expect_success 'many takers at once: each gets its own, the pool goes to th
 	sb pool fill 3 --image "$IMAGE" --setup "$SETUP" >/dev/null 2>&1 &&
 	pool_ids "$SPEC" >before &&
 	line_count 3 before &&
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7 8; do
 		sb create --image "$IMAGE" --setup "$SETUP" >ref.$i 2>err.$i &
 	done &&
 	wait &&
-	cat ref.1 ref.2 ref.3 ref.4 ref.5 ref.6 >refs &&
-	line_count 6 refs &&
-	sort -u refs >uniq && line_count 6 uniq &&
-	for r in $(cat refs); do id_of "$r" || return 1; done | sort >ids &&
-	sort -u ids >uniq && line_count 6 uniq &&
+	cat ref.? >refs &&
+	line_count 8 refs &&
+	sort -u refs >uniq && line_count 8 uniq &&
+	: >ids &&
+	for r in $(cat refs); do id_of "$r" >>ids || return 1; done &&
+	sort -u ids >uniq && line_count 8 uniq &&
 	grep -x -f before ids >taken &&
 	line_count 3 taken &&
-	cmp_text 0 <(ready "$SPEC")
+	cmp_text 0 <(ready "$SPEC") &&
+	for r in $(cat refs); do
+		sb -w "$r" exec -- cat /tmp/setup-ran >ran || return 1
+		cmp_text once ran || return 1
+	done
 '
 
 test_expect_success 'a pool with an idle time: the clock waits in the pool and starts when taken' '
@@ -160,6 +167,19 @@ test_expect_success 'exec without a workspace takes from a pool filled with the 
 	cmp_text hi out &&
 	ref=$(sed -n "s/^sandbox: created workspace \([^ ]*\) .*/\1/p" err) &&
 	id_of "$ref" >got && cmp_text "$id" got
+'
+
+test_expect_success 'mcp takes one for its first call, with the 30-minute idle time' '
+	sb pool fill 1 --image "$IMAGE" --idle 30m >out 2>/dev/null &&
+	MSPEC=$(cat out) &&
+	id=$(pool_ids "$MSPEC") &&
+	printf "%s\n" init "call 1 exec {\"command\":\"echo from-pool\"}" "<" >steps &&
+	"$(cd "$TEST_LIB_DIR" && pwd)/mcp-client" "$SANDBOX" --engine "$ENGINE" mcp --image "$IMAGE" <steps >out 2>out.err &&
+	grep_file -F "from-pool" out &&
+	ref=$(sed -n "s/^sandbox mcp: workspace \([^ ]*\) (created)$/\1/p" out.err) &&
+	test -n "$ref" &&
+	id_of "$ref" >got && cmp_text "$id" got &&
+	cmp_text 0 <(ready "$MSPEC")
 '
 
 test_expect_success 'pool fill refuses --copy, --ttl, --name and a bad N; nothing is made' '
@@ -194,7 +214,7 @@ test_expect_success 'pool drain --spec: that pool only' '
 	line_count 2 ids &&
 	sb pool drain --spec "$SPEC" >out &&
 	line_count 2 out &&
-	grep_file -E "^removed sandbox-pool-$SPEC-[0-9a-f]{8}$" out &&
+	grep_file -E "^removed sandbox-pool-$SPEC-[0-9a-f]{12}$" out &&
 	for id in $(cat ids); do ctr_gone "$id" || return 1; done &&
 	cmp_text 1 <(ready "$ZSPEC") &&
 	sb pool drain --spec "$ZSPEC" >out &&
