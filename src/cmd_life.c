@@ -93,25 +93,48 @@ int do_stop(struct app *a, struct ref_result *r, struct err *e)
 	return rc;
 }
 
-static char *next_field(char **p)
+/* A number of a label: digits, at most 12 (seconds past the year
+ * 33000); anything else is 0, none. */
+static long long label_num(const char *f)
 {
-	char *s = *p;
-	char *tab = strchr(s, '\t');
-	if (tab) {
-		*tab = '\0';
-		*p = tab + 1;
-	} else {
-		*p = s + strlen(s);
-	}
-	return xstrdup(s);
+	size_t n = strspn(f, "0123456789");
+	return n && n <= 12 && !f[n] ? strtoll(f, NULL, 10) : 0;
 }
 
-static long long field_ll(char **p)
+static bool listed(const struct strvec *ids, const char *id)
 {
-	char *f = next_field(p);
-	long long v = strtoll(f, NULL, 10);
-	free(f);
-	return v;
+	for (size_t i = 0; i < ids->n; i++)
+		if (strcmp(ids->v[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* One line of the describe format into w: false when it is not one (a
+ * field too many or too few, an ID the ps did not give). The values are
+ * the engine's and our labels', but a container's labels are anybody's
+ * who can make one: a row stands only for the container of its ID. */
+static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
+{
+	char *f[9] = {line};
+	int n = 1;
+	for (char *t = strchr(line, '\t'); t; t = strchr(t + 1, '\t')) {
+		if (n == 9)
+			return false;
+		*t = '\0';
+		f[n++] = t + 1;
+	}
+	if (n != 9 || !listed(ids, f[0]))
+		return false;
+	const char *name = f[1][0] == '/' ? f[1] + 1 : f[1]; /* Docker says "/name" */
+	if (!cfg_valid_container_name(name) || has_control(f[2]) || has_control(f[3]))
+		return false;
+	*w = (struct ws_row){
+		.id = xstrdup(f[0]), .name = xstrdup(name), .state = xstrdup(f[2]),
+		.image = xstrdup(f[3]), .created = label_num(f[4]), .exit = (int)label_num(f[5]),
+		.expires = label_num(f[6]), .idle = (long)label_num(f[7]),
+		.spec = xstrdup(strspn(f[8], "0123456789abcdef") == strlen(f[8]) ? f[8] : ""),
+	};
+	return true;
 }
 
 static bool pool_member(const char *name)
@@ -132,7 +155,8 @@ int life_list(struct app *a, struct list_result *r, enum life_which which, struc
 		return -1;
 	}
 	for (char *line = strtok(sb.buf ? sb.buf : "", "\n"); line; line = strtok(NULL, "\n"))
-		strvec_push(&ids, line);
+		if (strlen(line) == 64 && strspn(line, "0123456789abcdef") == 64)
+			strvec_push(&ids, line);
 	sbuf_reset(&sb);
 	int rc = 0;
 	if (ids.n) {
@@ -143,25 +167,16 @@ int life_list(struct app *a, struct list_result *r, enum life_which which, struc
 	}
 	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
 	     line = strtok(NULL, "\n")) {
-		struct ws_row w = {0};
-		char *p = line;
-		w.id = next_field(&p);
-		char *name = next_field(&p);
-		/* Docker says "/name", Podman "name". */
-		w.name = xstrdup(name[0] == '/' ? name + 1 : name);
-		free(name);
-		w.state = next_field(&p);
-		w.image = next_field(&p);
-		w.created = field_ll(&p);
-		w.exit = (int)field_ll(&p);
-		w.expires = field_ll(&p);
-		w.idle = (long)field_ll(&p);
-		w.spec = next_field(&p);
+		struct ws_row w;
+		if (!parse_row(line, &ids, &w))
+			continue;
 		bool pooled = pool_member(w.name);
+		if ((which == LIFE_WORKSPACES && pooled) || (which == LIFE_POOLS && !pooled)) {
+			ws_row_free(&w);
+			continue;
+		}
 		r->rows = xrealloc(r->rows, (r->n + 1) * sizeof(*r->rows));
 		r->rows[r->n++] = w;
-		if ((which == LIFE_WORKSPACES && pooled) || (which == LIFE_POOLS && !pooled))
-			ws_row_free(&r->rows[--r->n]);
 	}
 	strvec_clear(&ids);
 	sbuf_free(&sb);

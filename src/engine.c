@@ -75,11 +75,11 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_pushf(out, "--label=%s=%lld", LABEL_CREATED, ids->created);
 	strvec_pushf(out, "--label=%s=%s", LABEL_VERSION, SANDBOX_VERSION);
 	strvec_pushf(out, "--label=%s=%s", LABEL_NONCE, ids->nonce);
+	/* Every label sandbox reads is set, 0 for none: a label of the image
+	 * of the same name never shows through. */
 	strvec_pushf(out, "--label=%s=%s", LABEL_SPEC, ids->spec);
-	if (ids->expires > 0)
-		strvec_pushf(out, "--label=%s=%lld", LABEL_EXPIRES, ids->expires);
-	if (ids->idle > 0)
-		strvec_pushf(out, "--label=%s=%ld", LABEL_IDLE, ids->idle);
+	strvec_pushf(out, "--label=%s=%lld", LABEL_EXPIRES, ids->expires);
+	strvec_pushf(out, "--label=%s=%ld", LABEL_IDLE, ids->idle);
 	strvec_push(out, "--init");
 	strvec_push(out, "--entrypoint=sh");
 	if (!sc.network)

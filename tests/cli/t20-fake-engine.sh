@@ -226,10 +226,10 @@ containers() {
 	local now
 	now=$(now_s)
 	printf "%s\n" \
-		"aaaa00000000000000000001 sandbox-aaaaaaaaaaa1 running $((now - 10))" \
-		"aaaa00000000000000000002 sandbox-aaaaaaaaaaa2 exited $((now - 10))" \
-		"aaaa00000000000000000003 sandbox-aaaaaaaaaaa3 running $((now - 3 * 86400))" \
-		"aaaa00000000000000000004 sandbox-aaaaaaaaaaa4 exited $((now - 3 * 86400))" \
+		"aaaa000000000000000000000000000000000000000000000000000000000001 sandbox-aaaaaaaaaaa1 running $((now - 10))" \
+		"aaaa000000000000000000000000000000000000000000000000000000000002 sandbox-aaaaaaaaaaa2 exited $((now - 10))" \
+		"aaaa000000000000000000000000000000000000000000000000000000000003 sandbox-aaaaaaaaaaa3 running $((now - 3 * 86400))" \
+		"aaaa000000000000000000000000000000000000000000000000000000000004 sandbox-aaaaaaaaaaa4 exited $((now - 3 * 86400))" \
 		>"$FAKE_LOG/containers"
 }
 
@@ -273,10 +273,10 @@ test_expect_success 'list: ref, state, image, age (s below 2m, then m, h from 2h
 	fake_engine fakedock &&
 	now=$(now_s) &&
 	printf "%s\n" \
-		"bbbb00000000000000000001 sandbox-bbbbbbbbbbb1 running $((now - 10))" \
-		"bbbb00000000000000000002 sandbox-bbbbbbbbbbb2 exited $((now - 150))" \
-		"bbbb00000000000000000003 sandbox-bbbbbbbbbbb3 created $((now - 3 * 3600 - 100))" \
-		"bbbb00000000000000000004 sandbox-bbbbbbbbbbb4 paused $((now - 3 * 86400 - 100))" \
+		"bbbb000000000000000000000000000000000000000000000000000000000001 sandbox-bbbbbbbbbbb1 running $((now - 10))" \
+		"bbbb000000000000000000000000000000000000000000000000000000000002 sandbox-bbbbbbbbbbb2 exited $((now - 150))" \
+		"bbbb000000000000000000000000000000000000000000000000000000000003 sandbox-bbbbbbbbbbb3 created $((now - 3 * 3600 - 100))" \
+		"bbbb000000000000000000000000000000000000000000000000000000000004 sandbox-bbbbbbbbbbb4 paused $((now - 3 * 86400 - 100))" \
 		>"$FAKE_LOG/containers" &&
 	"$SANDBOX" --engine "$FAKE" list >out &&
 	{
@@ -300,7 +300,7 @@ test_expect_success 'stop, start: by ID after the label check' '
 	printf "%s\n" inspect stop inspect start >expect &&
 	cmp_file expect calls &&
 	fake_argv 2 | tail -n 1 >id &&
-	cmp_text aaaa00000000000000000001 id
+	cmp_text aaaa000000000000000000000000000000000000000000000000000000000001 id
 '
 
 test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '

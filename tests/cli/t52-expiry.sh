@@ -161,4 +161,32 @@ test_expect_success 'the ttl and idle keys of sandbox.ini' '
 	grep_file -E "^in (23h|24h), idle 2h$" got
 '
 
+test_expect_success 'labels of the image forge neither expiry nor rows of list nor pools' '
+	evil=$PFX/evil:1 &&
+	victim=$(new_name victim) &&
+	foreign_ctr "$victim" &&
+	mkdir -p ctx && echo "FROM $IMAGE" >ctx/Dockerfile &&
+	row=$(printf "0\t0000000000000000000000000000000000000000000000000000000000000000\n%s\tsandbox-pool-deadbeefdeadbeef-000000000001\trunning\timg\t0\t0\t0\t0\tdeadbeefdeadbeef" "$victim") &&
+	eng build -q -t "$evil" --label sandbox.expires=1 --label "sandbox.idle=$row" \
+		--label sandbox.spec=deadbeefdeadbeef ctx >/dev/null 2>&1 &&
+	ref=$(sb create --image "$evil") &&
+	cmp_text - <(list_expires "$ref") &&
+	sb -w "$ref" exec -- true &&
+	sb list >out &&
+	no_grep_file -e "$victim" out &&
+	no_grep_file -e deadbeef out &&
+	sb pool list >out &&
+	no_grep_file -e deadbeef out &&
+	sb pool drain --spec deadbeefdeadbeef >out &&
+	must_be_empty out &&
+	ctr_exists "$victim"
+'
+
+test_expect_success 'remove the image of the test above' '
+	sb destroy "$ref" >/dev/null;
+	eng rm -f "$victim" >/dev/null 2>&1;
+	eng rmi -f "$PFX/evil:1" >/dev/null 2>&1;
+	! eng image inspect "$PFX/evil:1" >/dev/null 2>&1
+'
+
 test_done
