@@ -193,8 +193,11 @@ int do_list(struct app *a, struct list_result *r, struct err *e)
 	return life_list(a, r, LIFE_WORKSPACES, e);
 }
 
-int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
-		struct err *e)
+/* life_remove, with what the engine printed into out: the refs it
+ * removed, a line each (a missing one is not printed, and with --force
+ * no error). */
+static int remove_saying(struct app *a, const struct strvec *ids, struct removed_result *r,
+			 struct sbuf *said, struct err *e)
 {
 	if (!ids->n)
 		return 0;
@@ -202,12 +205,20 @@ int life_remove(struct app *a, const struct strvec *ids, struct removed_result *
 	struct sbuf out = {0};
 	engine_rm_argv(&argv, a->engine, ids->v, ids->n);
 	int rc = ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, e);
+	if (said)
+		sbuf_add(said, out.buf ? out.buf : "", out.len);
 	sbuf_free(&out);
 	for (size_t i = 0; i < r->names.n; i++)
 		ws_forget(a, r->names.v[i]);
 	for (size_t i = 0; rc == 0 && i < ids->n; i++)
 		copy_forget(ids->v[i]);
 	return rc;
+}
+
+int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
+		struct err *e)
+{
+	return remove_saying(a, ids, r, NULL, e);
 }
 
 bool life_expired(const struct ws_row *w, long long now)
@@ -247,6 +258,45 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	return rc;
 }
 
+static bool said_id(const struct sbuf *said, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = said->buf; p && (p = strstr(p, id)); p += n)
+		if ((p == said->buf || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The cached refs whose ID the engine did not say it removed: the cache
+ * was stale (the container went some other way, and the name may be
+ * another's now). Checked as without a cache, and removed. */
+static int destroy_stale(struct app *a, const struct strvec *ids, const struct strvec *cached,
+			 const struct sbuf *said, struct removed_result *r, struct err *e)
+{
+	struct strvec again = {0};
+	int rc = 0;
+	for (size_t i = 0; i < ids->n && rc == 0; i++) {
+		const char *name = r->names.v[i];
+		bool was_cached = false;
+		for (size_t k = 0; k < cached->n; k++)
+			was_cached |= strcmp(cached->v[k], name) == 0;
+		if (!was_cached || said_id(said, ids->v[i]))
+			continue;
+		ws_forget(a, name);
+		enum ws_state state;
+		struct ws ws;
+		rc = checked(a, name, &state, &ws, e);
+		if (rc == 0 && state != WS_MISSING)
+			strvec_push(&again, ws.id);
+		ws_free(&ws);
+	}
+	struct removed_result more = {0};
+	if (rc == 0)
+		rc = life_remove(a, &again, &more, e);
+	strvec_clear(&again);
+	return rc;
+}
+
 int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 {
 	*r = (struct removed_result){0};
@@ -266,14 +316,16 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 		if (ws_check_ref(a->o.args.v[i], e) < 0)
 			return -1;
 	/* Check every ref first: a refused one means nothing is removed. */
-	struct strvec ids = {0};
+	struct strvec ids = {0}, cached = {0};
 	int rc = 0;
 	for (size_t i = 0; i < a->o.args.n && rc == 0; i++) {
 		enum ws_state state = WS_RUNNING;
 		struct ws ws;
 		/* An ID verified before (ws_cached) needs no inspect: IDs are
 		 * never reused, so it can only be that workspace. */
-		if (!ws_cached(a, a->o.args.v[i], &ws))
+		if (ws_cached(a, a->o.args.v[i], &ws))
+			strvec_push(&cached, a->o.args.v[i]);
+		else
 			rc = checked(a, a->o.args.v[i], &state, &ws, e);
 		if (rc == 0 && state != WS_MISSING) {
 			strvec_push(&ids, ws.id);
@@ -283,8 +335,13 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 		}
 		ws_free(&ws);
 	}
+	struct sbuf said = {0};
 	if (rc == 0)
-		rc = life_remove(a, &ids, r, e);
+		rc = remove_saying(a, &ids, r, &said, e);
+	if (rc == 0 && cached.n)
+		rc = destroy_stale(a, &ids, &cached, &said, r, e);
+	sbuf_free(&said);
+	strvec_clear(&cached);
 	strvec_clear(&ids);
 	if (rc < 0)
 		removed_result_free(r);

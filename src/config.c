@@ -248,6 +248,8 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 	} else if (strcmp(key, "name") == 0) {
 		if (!cfg_valid_container_name(v))
 			return err_set(e, ERR_USAGE, "name '%s': expected [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most 128 characters", v);
+		if (strncmp(v, "sandbox-pool", 12) == 0)
+			return err_set(e, ERR_USAGE, "name '%s': names that start with sandbox-pool are a pool's", v);
 		replace(&c->name, v);
 	} else if (strcmp(key, "timeout") == 0) {
 		if (!parse_seconds(v, &c->timeout))

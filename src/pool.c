@@ -10,7 +10,9 @@
 
 #include "engine.h"
 #include "results.h"
+#include "scripts.h"
 #include "sha256.h"
+#include "version.h"
 #include "workspace.h"
 
 static void spec_put(struct sha256 *h, const char *key, const char *value)
@@ -28,6 +30,7 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
 	char num[64];
 	sha256_init(&h);
 	spec_put(&h, "sandbox-spec-1", NULL);
+	spec_put(&h, "version", SANDBOX_VERSION);
 	spec_put(&h, "image", cfg->image);
 	spec_put(&h, "workdir", cfg->workdir);
 	spec_put(&h, "network", cfg->network);
@@ -140,19 +143,20 @@ static int rename_ctr(struct app *a, const char *from, const char *to, struct er
 {
 	struct strvec argv = {0};
 	engine_rename_argv(&argv, a->engine, from, to);
-	return ws_engine_call(a, &argv, NULL, "cannot take a workspace from the pool", ERR_FAILED,
+	return ws_engine_call(a, &argv, NULL, "cannot rename a pool's workspace", ERR_FAILED,
 			      NULL, e);
 }
 
-int pool_take(struct app *a, long idle, struct ws *ws, struct err *e)
+int pool_take(struct app *a, long idle, struct ws *ws)
 {
+	struct err ignored = {0}, *e = &ignored;
 	char spec[POOL_SPEC_LEN + 1];
 	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	if (!hint_says(a, spec))
 		return 0;
 	struct strvec ids = {0}, names = {0};
 	if (ready_ones(a, spec, &ids, &names, e) < 0)
-		return -1;
+		return 0;
 	if (!ids.n)
 		hint_set(a, spec, false);
 	/* From a random one on: concurrent takers seldom try the same. */
@@ -171,10 +175,8 @@ int pool_take(struct app *a, long idle, struct ws *ws, struct err *e)
 		const char *want = a->cfg.name ? a->cfg.name : name;
 		if (a->cfg.name && rename_ctr(a, name, want, e) < 0) {
 			/* The name is taken: back to the pool it goes. */
-			struct err ignored = {0};
-			if (rename_ctr(a, name, names.v[i], &ignored) < 0)
+			if (rename_ctr(a, name, names.v[i], e) < 0)
 				ws_remove(a, ids.v[i], NULL);
-			got = -1;
 			break;
 		}
 		/* Ours: made from this spec, so with its workdir. */
@@ -221,6 +223,30 @@ static int pools(struct app *a, struct pool_result *r, const char *spec, struct 
 	return 0;
 }
 
+/* One more ready workspace for the pool of spec: made and set up under a
+ * name no taker looks for, then renamed into the pool. */
+static int fill_one(struct app *a, const char *spec, long idle, struct err *e)
+{
+	char hex[13], making[64], name[64];
+	struct ws ws;
+	if (random_hex(hex, 12) < 0)
+		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	snprintf(making, sizeof(making), POOL_MAKING_PREFIX "%s-%s", spec, hex);
+	snprintf(name, sizeof(name), POOL_NAME_PREFIX "%s-%s", spec, hex);
+	if (ws_make(a, &ws, making, idle, true, e) < 0)
+		return -1;
+	ws_forget(a, making);
+	int rc = 0;
+	if (idle > 0 && ws_script(a, &ws, SCRIPT_ARMABLE, e) != 0)
+		rc = e->kind ? -1 : err_set(e, ERR_FAILED, "an idle time cannot work in this workspace: its keep-alive cannot write /tmp (read-only, missing, or not the user's); fill the pool without --idle");
+	if (rc == 0)
+		rc = rename_ctr(a, making, name, e);
+	if (rc < 0)
+		ws_remove(a, ws.id, NULL);
+	ws_free(&ws);
+	return rc;
+}
+
 static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 {
 	long n;
@@ -241,15 +267,8 @@ static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 		return -1;
 	struct pool_row *p = row_of(r, spec, a->cfg.image);
 	while (p->ready < n) {
-		char hex[13], name[64];
-		struct ws ws;
-		if (random_hex(hex, 12) < 0)
-			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
-		snprintf(name, sizeof(name), POOL_NAME_PREFIX "%s-%s", spec, hex);
-		if (ws_make(a, &ws, name, idle, true, e) < 0)
+		if (fill_one(a, spec, idle, e) < 0)
 			return -1;
-		ws_forget(a, name); /* taking renames it: the name is not kept */
-		ws_free(&ws);
 		p->ready++;
 		r->made++;
 		hint_set(a, spec, true);

@@ -16,6 +16,8 @@
 struct ws;
 
 #define POOL_SPEC_LEN 16
+/* The names of workspaces a pool fill is making: not yet ready. */
+#define POOL_MAKING_PREFIX "sandbox-poolmk-"
 /* The most a pool fill makes. */
 #define POOL_FILL_MAX 200L
 
@@ -26,10 +28,11 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
 	       char out[POOL_SPEC_LEN + 1]);
 
 /* Takes a ready workspace of a->cfg's spec into ws, named a->cfg.name or
- * sandbox- and 12 hex digits: 1 when taken, 0 when there is none
- * (nothing changed), -1 with e set. Looks only when this user filled a
- * pool of the spec (a file in the cache directory says so), so a create
- * without pools costs no engine call more. */
-int pool_take(struct app *a, long idle, struct ws *ws, struct err *e);
+ * sandbox- and 12 hex digits: 1 when taken, 0 when there is none or the
+ * engine would not (nothing changed: a new one is made, which says best
+ * what is wrong). Looks only when this user filled a pool of the spec (a
+ * file in the cache directory says so), so a create without pools costs
+ * no engine call more. */
+int pool_take(struct app *a, long idle, struct ws *ws);
 
 #endif

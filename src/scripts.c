@@ -8,10 +8,12 @@
 #define SAFE_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
 
 /* With expiry: n is now, l the last sign of use, a set once the idle
- * clock runs. Each round looks for KEEPALIVE_USED (removed as seen) or a
- * process besides pid 1 and itself, then sleeps until the next check: a
- * quarter of the idle time (1 to 60 s), or until the deadline. A USR1
- * ends the sleep early (its sleep is killed, not left as a process). */
+ * clock runs (at once, or for a pool's workspace once KEEPALIVE_ARMED is
+ * there: it stays across a stop and a start). Each round looks for
+ * KEEPALIVE_USED (removed as seen) or a process besides pid 1 and itself,
+ * then sleeps until the next check: a quarter of the idle time (1 to 60
+ * s), a minute while the clock waits, or until the deadline. A USR1 ends
+ * the sleep early (its sleep is killed, not left as a process). */
 const char SCRIPT_KEEPALIVE[] =
 	"trap 'exit 0' TERM INT HUP\n"
 	"x=${1:-0} i=${2:-0}\n"
@@ -20,12 +22,12 @@ const char SCRIPT_KEEPALIVE[] =
 	"fi\n"
 	SAFE_PATH
 	"a=1 g=\n"
-	"[ \"${3-}\" = 1 ] && a=\n"
+	"[ \"${3-}\" = 1 ] && [ ! -e " KEEPALIVE_ARMED " ] && a=\n"
 	"trap 'g=1' USR1\n"
 	"echo $$ 2>/dev/null >" KEEPALIVE_PID "\n"
 	"n=$(date +%s) l=$n\n"
 	"while :; do\n"
-	"  if [ -n \"$g\" ] && [ -z \"$a\" ]; then a=1 l=$n; fi\n"
+	"  if [ -z \"$a\" ] && { [ -n \"$g\" ] || [ -e " KEEPALIVE_ARMED " ]; }; then a=1 l=$n; fi\n"
 	"  g=\n"
 	"  if [ -e " KEEPALIVE_USED " ]; then rm -f " KEEPALIVE_USED "; l=$n\n"
 	"  else\n"
@@ -38,6 +40,7 @@ const char SCRIPT_KEEPALIVE[] =
 	"  if [ \"$i\" -gt 0 ] && [ -n \"$a\" ]; then\n"
 	"    [ $((n - l)) -ge \"$i\" ] && exit 4\n"
 	"    s=$((i / 4)); [ \"$s\" -ge 1 ] || s=1; [ \"$s\" -le 60 ] || s=60\n"
+	"  elif [ \"$i\" -gt 0 ]; then s=60\n"
 	"  fi\n"
 	"  [ \"$x\" -gt 0 ] && [ $((x - n)) -lt \"$s\" ] && s=$((x - n))\n"
 	"  sleep \"$s\" & k=$!\n"
@@ -46,7 +49,14 @@ const char SCRIPT_KEEPALIVE[] =
 	"done\n";
 
 const char SCRIPT_ARM[] =
-	"kill -USR1 \"$(cat " KEEPALIVE_PID ")\"\n";
+	": >" KEEPALIVE_ARMED " && kill -USR1 \"$(cat " KEEPALIVE_PID ")\"\n";
+
+const char SCRIPT_ARMABLE[] =
+	"for i in 1 2 3 4 5 6 7 8 9 10; do\n"
+	"  [ -e " KEEPALIVE_PID " ] && [ -w /tmp ] && exit 0\n"
+	"  sleep 1\n"
+	"done\n"
+	"exit 1\n";
 
 /* The call's TAG comes as the first line of stdin, never as an argument:
  * another process of the workspace can read any command line
@@ -73,7 +83,7 @@ const char SCRIPT_ARM[] =
  * v1, went up). */
 const char SCRIPT_EXEC[] =
 	"unset t\n"
-	"[ -e " KEEPALIVE_PID " ] && true 2>/dev/null >" KEEPALIVE_USED "\n"
+	"[ -e " KEEPALIVE_PID " ] && true 2>/dev/null <>" KEEPALIVE_USED "\n"
 	"IFS= read -r t || exit 125\n"
 	"w=$1 d=$2 x=$3 i=$4 o=${PATH-} u=${PATH+1} l=${LC_ALL-} v=${LC_ALL+1}\n"
 	"LC_ALL=C\n"

@@ -10,15 +10,19 @@
  * since the epoch; 0: never), with 4 once IDLE seconds (0: never) went
  * by without a command beginning (SCRIPT_EXEC leaves KEEPALIVE_USED) and
  * without any process but its own. POOLED 1: the idle clock waits for
- * SIGUSR1 (SCRIPT_ARM), sent by whoever takes it from its pool. Its pid
- * is in KEEPALIVE_PID. */
+ * KEEPALIVE_ARMED and SIGUSR1 (SCRIPT_ARM), from whoever takes it from
+ * its pool. Its pid is in KEEPALIVE_PID. */
 extern const char SCRIPT_KEEPALIVE[];
 #define KEEPALIVE_USED "/tmp/.sandbox-used"
 #define KEEPALIVE_PID "/tmp/.sandbox-keepalive"
+#define KEEPALIVE_ARMED "/tmp/.sandbox-armed"
 #define KEEPALIVE_TTL_STATUS 3
 #define KEEPALIVE_IDLE_STATUS 4
-/* Starts the idle clock of a workspace taken from a pool. */
+/* Starts the idle clock of a workspace taken from a pool, for good. */
 extern const char SCRIPT_ARM[];
+/* Exits 0 once the keep-alive wrote its pid and /tmp is writable (within
+ * 10 s): the idle time can work in the workspace. */
+extern const char SCRIPT_ARMABLE[];
 
 /* Runs one command: /bin/sh -c SCRIPT_EXEC sh WORKDIR CWD MODE INPUT CMD
  * [ARG...], with the call's TAG as the first line of stdin (INPUT 1: the

@@ -407,10 +407,9 @@ done:
 	return rc;
 }
 
-/* Starts the idle clock of a workspace just taken from its pool. */
-static int arm(struct app *a, struct ws *ws, struct err *e)
+int ws_script(struct app *a, struct ws *ws, const char *script, struct err *e)
 {
-	char *cmd[] = {"sh", "-c", (char *)SCRIPT_ARM};
+	char *cmd[] = {"sh", "-c", (char *)script};
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = ws_step_timeout(a),
@@ -418,10 +417,10 @@ static int arm(struct app *a, struct ws *ws, struct err *e)
 	};
 	struct exec_res res;
 	int rc = ws_exec(a, ws, &rq, &res, e);
-	if (rc == 0 && (res.outcome != EXEC_DONE || res.status != 0))
-		rc = err_set(e, ERR_WORKSPACE, "cannot start the idle clock of the workspace taken from its pool");
+	if (rc == 0 && res.outcome != EXEC_DONE)
+		rc = err_set(e, ERR_WORKSPACE, "a step of ours in the workspace did not finish");
 	sbuf_free(&res.engine_err);
-	return rc;
+	return rc < 0 ? -1 : res.status;
 }
 
 int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
@@ -438,18 +437,15 @@ int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
 	}
 	long idle = ws_idle(a, by_the_way);
 	if (!a->cfg.copy && a->cfg.ttl == 0) {
-		int got = pool_take(a, idle, ws, e);
-		if (got < 0)
-			return -1;
-		if (got > 0 && (idle == 0 || arm(a, ws, e) == 0)) {
-			cache_put(a, ws->name, ws);
-			return 0;
-		}
-		if (got > 0) {
+		if (pool_take(a, idle, ws) > 0) {
+			struct err ignored = {0};
+			if (idle == 0 || ws_script(a, ws, SCRIPT_ARM, &ignored) == 0) {
+				cache_put(a, ws->name, ws);
+				return 0;
+			}
 			/* Not usable after all: it goes, and a new one comes. */
 			ws_remove(a, ws->id, NULL);
 			ws_free(ws);
-			*e = (struct err){0};
 		}
 	}
 	return ws_make(a, ws, name, idle, false, e);

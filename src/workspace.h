@@ -47,6 +47,9 @@ int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e);
  * idle clock waits for a taker. */
 int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pooled,
 	    struct err *e);
+/* Runs one of our constant scripts (scripts.h) in ws, its output to
+ * stderr: its exit status, or -1 with e set. */
+int ws_script(struct app *a, struct ws *ws, const char *script, struct err *e);
 /* The idle time of a new workspace (ws_create's by_the_way). */
 long ws_idle(const struct app *a, bool by_the_way);
 /* Removes by name or ID; a container that is already gone is fine. */

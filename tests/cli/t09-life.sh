@@ -234,4 +234,15 @@ test_expect_success ALONE 'list with no workspace: the header only' '
 	cmp_file expect out
 '
 
+test_expect_success 'destroy: a name given to another container since it was cached goes too' '
+	N=$(new_name stale) &&
+	new_ws OLD --name "$N" &&
+	eng rm -f "$N" >/dev/null &&
+	NEW=$(XDG_CACHE_HOME=$TRASH/other-cache sb create --image "$IMAGE" --name "$N") &&
+	new_id=$(eng container inspect --format "{{.Id}}" "$N") &&
+	sb destroy "$N" >out &&
+	cmp_text "removed $N" out &&
+	ctr_gone "$new_id"
+'
+
 test_done

@@ -100,9 +100,9 @@ test_expect_success 'create --name takes one under that name' '
 	cmp_text 1 <(ready "$SPEC")
 '
 
-test_expect_success 'create --name of a taken name fails, and the pool keeps its workspace' '
+test_expect_success 'create --name of a name in use fails as without a pool, and the pool keeps its workspace' '
 	expect_status 1 sb create --image "$IMAGE" --setup "$SETUP" --name "$name" 2>err &&
-	grep_file -F "sandbox: create: cannot take a workspace from the pool:" err &&
+	grep_file -F "sandbox: create: cannot create the workspace:" err &&
 	cmp_text 1 <(ready "$SPEC")
 '
 
@@ -158,6 +158,22 @@ test_expect_success 'a pool with an idle time: the clock waits in the pool and s
 	cmp_text 4 <(eng container inspect --format "{{.State.ExitCode}}" "$IDLER")
 '
 
+test_expect_success 'a taken workspace keeps its idle time across a stop and a start' '
+	sb -w "$IDLER" exec -- echo again >out &&
+	cmp_text again out &&
+	test "$(ctr_state "$IDLER")" = running &&
+	wait_until 90 eval "test \"\$(ctr_state \"\$IDLER\")\" = exited" &&
+	cmp_text 4 <(eng container inspect --format "{{.State.ExitCode}}" "$IDLER")
+'
+
+test_expect_success 'pool fill --idle refuses a workspace whose /tmp cannot be written' '
+	expect_status 1 sb pool fill 1 --image "$IMAGE" --idle 1h -- --read-only --tmpfs /workspace 2>err &&
+	grep_file -F "an idle time cannot work in this workspace" err &&
+	sb pool list >out &&
+	line_count 1 out &&
+	test -z "$(eng ps -a --filter label=sandbox.idle=3600 --format "{{.Names}} {{.Image}}" | grep -F "$IMAGE")"
+'
+
 test_expect_success 'exec without a workspace takes from a pool filled with the 30-minute idle time' '
 	printf "[sandbox]\nimage = %s\n" "$IMAGE" >img.ini &&
 	sb --config img.ini pool fill 1 --idle 30m >out 2>/dev/null &&
@@ -191,6 +207,8 @@ test_expect_success 'pool fill refuses --copy, --ttl, --name and a bad N; nothin
 	grep_file -F "ttl" err &&
 	expect_status 2 sb pool fill 2 --image "$IMAGE" --name x 2>err &&
 	grep_file -F "name" err &&
+	expect_status 2 sb create --image "$IMAGE" --name sandbox-pool-x 2>err &&
+	grep_file -F "names that start with sandbox-pool are a pool${SQ}s" err &&
 	for n in 0 201 x ""; do
 		expect_status 2 sb pool fill $n --image "$IMAGE" 2>err || return 1
 		grep_file -F "pool fill N: give how many" err || return 1
