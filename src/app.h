@@ -30,6 +30,7 @@ struct exec_opts {             /* exec and run */
 };
 struct life_opts {             /* destroy and prune */
 	bool all, stopped;
+	const char *snapshot;  /* destroy --snapshot NAME */
 	long older_than;       /* seconds; 0: any age */
 };
 struct read_opts {
@@ -79,6 +80,9 @@ struct diff_opts {
 struct apply_opts {
 	bool check, force;
 };
+struct snap_opts {
+	const char *name;      /* snapshot --name NAME */
+};
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
@@ -100,6 +104,7 @@ struct opts {
 	struct wait_opts wait;
 	struct diff_opts diff;
 	struct apply_opts apply;
+	struct snap_opts snap;
 };
 void opts_free(struct opts *o);
 
@@ -169,5 +174,8 @@ int cmd_wait(struct app *a, struct err *e);
 int cmd_diff(struct app *a, struct err *e);
 int cmd_apply(struct app *a, struct err *e);
 int cmd_doctor(struct app *a, struct err *e);
+int cmd_snapshot(struct app *a, struct err *e);
+int cmd_snapshots(struct app *a, struct err *e);
+int cmd_fork(struct app *a, struct err *e);
 
 #endif
