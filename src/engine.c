@@ -277,10 +277,10 @@ void engine_snap_image_argv(struct strvec *out, const char *engine, char *const 
 	strvec_push(out, engine);
 	strvec_push(out, "image");
 	strvec_push(out, "inspect");
-	strvec_push(out, "--format={{.Id}}\t{{index .Config.Labels \"" LABEL_SNAPSHOT "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_SNAPSHOT_OF "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_SNAPSHOT_CREATED "\"}}\t{{.Size}}");
+	/* Docker's index of an image without labels is an error: with. */
+	strvec_push(out, "--format={{.Id}}\t{{with .Config.Labels}}{{index . \"" LABEL_SNAPSHOT "\"}}\t"
+			 "{{index . \"" LABEL_WORKDIR "\"}}\t{{index . \"" LABEL_SNAPSHOT_OF "\"}}\t"
+			 "{{index . \"" LABEL_SNAPSHOT_CREATED "\"}}{{else}}\t\t\t{{end}}\t{{.Size}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, refs, n);
 }

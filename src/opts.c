@@ -282,7 +282,7 @@ static const struct opt opts[] = {
 
 	/* Snapshots. */
 	{O_SNAP_NAME, "name", 0, NULL, CMD(C_SNAPSHOT), 0, OT_TEXT, .metavar = "NAME",
-	 .help = "the snapshot's name: [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most 128", .at = OPT_AT(snap.name)},
+	 .help = "the snapshot's name (default: REF-DATE-TIME-XXXX)", .at = OPT_AT(snap.name)},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",
