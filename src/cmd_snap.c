@@ -361,12 +361,15 @@ int do_snapshots(struct app *a, struct snapshots_result *r, struct err *e)
 	save = NULL;
 	for (char *line = rc == 0 && out.buf ? strtok_r(out.buf, "\n", &save) : NULL;
 	     rc == 0 && line; line = strtok_r(NULL, "\n", &save), i++) {
+		if (i >= ids.n) {
+			rc = err_set(e, ERR_ENGINE, "image inspect: unexpected answer from the engine");
+			break;
+		}
 		struct snap_row *w = &r->rows[i];
 		bool ours;
 		char *name = w->name, *image = w->image;
 		w->name = w->image = NULL;
-		if (i >= ids.n || image_line(line, w, &ours) < 0 ||
-		    strcmp(w->id, bare_id(ids.v[i])) != 0) {
+		if (image_line(line, w, &ours) < 0 || strcmp(w->id, bare_id(ids.v[i])) != 0) {
 			free(name);
 			free(image);
 			rc = err_set(e, ERR_ENGINE, "image inspect: unexpected answer from the engine");
