@@ -195,6 +195,14 @@ test_expect_success 'the config key from; --image on the command line replaces i
 	expect_status 1 sb -w "$C6" exec -- cat /src/f 2>/dev/null
 '
 
+test_expect_success 'exec without a workspace creates one from the config key from' '
+	sb --config from.ini exec -- cat f >out 2>err &&
+	cmp_text hello out &&
+	grep_file -E "^sandbox: created workspace sandbox-[0-9a-f]{12} " err &&
+	C7=$(sed -n "s/^sandbox: created workspace \([^ ]*\) .*/\1/p" err) &&
+	sb destroy "$C7" >/dev/null
+'
+
 test_expect_success 'fork: prints the new ref; the new workspace has the files; the mount is named' '
 	FK=$(new_name fork1) &&
 	sb fork "$SRC" --name "$FK" >out 2>err &&
