@@ -30,6 +30,7 @@ struct exec_opts {             /* exec and run */
 };
 struct life_opts {             /* destroy and prune */
 	bool all, stopped, expired;
+	const char *snapshot;  /* destroy --snapshot NAME */
 	long older_than;       /* seconds; 0: any age */
 };
 struct read_opts {
@@ -82,6 +83,9 @@ struct apply_opts {
 struct pool_opts {
 	const char *spec;      /* drain --spec */
 };
+struct snap_opts {
+	const char *name;      /* snapshot --name NAME */
+};
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
@@ -104,6 +108,7 @@ struct opts {
 	struct diff_opts diff;
 	struct apply_opts apply;
 	struct pool_opts pool;
+	struct snap_opts snap;
 };
 void opts_free(struct opts *o);
 
@@ -174,5 +179,8 @@ int cmd_diff(struct app *a, struct err *e);
 int cmd_apply(struct app *a, struct err *e);
 int cmd_doctor(struct app *a, struct err *e);
 int cmd_pool(struct app *a, struct err *e);
+int cmd_snapshot(struct app *a, struct err *e);
+int cmd_snapshots(struct app *a, struct err *e);
+int cmd_fork(struct app *a, struct err *e);
 
 #endif

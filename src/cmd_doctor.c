@@ -436,7 +436,9 @@ static void check_limits(struct app *a, struct doctor_result *r, const struct in
 static int check_image(struct app *a, struct doctor_result *r, const struct info *in,
 		       struct err *ie)
 {
-	const char *img = a->cfg.image;
+	/* from: the snapshot's image (whose label create checks). */
+	char *snap = a->cfg.from ? xasprintf("%s:%s", SNAPSHOT_REPO, a->cfg.from) : NULL;
+	const char *img = snap ? snap : a->cfg.image;
 	if (!img) {
 		add(r, "image", DOCTOR_FAIL, "pass --image IMG, or set image in sandbox.ini",
 		    "none configured");
@@ -452,11 +454,15 @@ static int check_image(struct app *a, struct doctor_result *r, const struct info
 	if (rc < 0 && e.kind == ERR_INTERRUPTED) {
 		*ie = e;
 		sbuf_free(&out);
+		free(snap);
 		return -1;
 	}
 	char fix[1200];
-	snprintf(fix, sizeof(fix), "pull it (%s pull %s), build it, or pass --image with one of %s images",
-		 eng, img, eng);
+	if (snap)
+		snprintf(fix, sizeof(fix), "'sandbox snapshots' lists the snapshots there are");
+	else
+		snprintf(fix, sizeof(fix), "pull it (%s pull %s), build it, or pass --image with one of %s images",
+			 eng, img, eng);
 	if (rc < 0 && (e.kind == ERR_ENGINE || !strstr(e.msg, "not known")))
 		add(r, "image", DOCTOR_FAIL, fix, "%s: %s", img, e.msg);
 	else if (rc < 0 || missing)
@@ -469,6 +475,7 @@ static int check_image(struct app *a, struct doctor_result *r, const struct info
 		add(r, "image", DOCTOR_OK, NULL, "%s (%.12s)", img, id);
 	}
 	sbuf_free(&out);
+	free(snap);
 	return 0;
 }
 

@@ -300,6 +300,11 @@ static int destroy_stale(struct app *a, const struct strvec *ids, const struct s
 int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 {
 	*r = (struct removed_result){0};
+	if (a->o.life.snapshot) {
+		if (a->o.life.all || a->o.args.n)
+			return err_set(e, ERR_USAGE, "--snapshot NAME removes a snapshot alone; workspaces go in a destroy of their own");
+		return snap_destroy(a, a->o.life.snapshot, r, e);
+	}
 	if (a->o.life.all) {
 		if (a->o.args.n)
 			return err_set(e, ERR_USAGE, "give refs or --all, not both");

@@ -31,6 +31,7 @@ void cfg_free(struct cfg *c)
 {
 	free(c->engine);
 	free(c->image);
+	free(c->from);
 	free(c->workdir);
 	free(c->network);
 	for (size_t i = 0; i < c->nmounts; i++) {
@@ -211,8 +212,19 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!plain_word(v))
 			return err_set(e, ERR_USAGE, "image '%s': an image name cannot be empty, start with '-' or hold spaces or control characters", v);
 		replace(&c->image, v);
+		/* image and from stand for each other: the later one wins. */
+		free(c->from);
+		c->from = NULL;
+	} else if (strcmp(key, "from") == 0) {
+		if (!cfg_valid_container_name(v))
+			return err_set(e, ERR_USAGE, "from '%s': expected a snapshot's name, [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most 128 characters", v);
+		replace(&c->from, v);
+		free(c->image);
+		c->image = NULL;
 	} else if (strcmp(key, "workdir") == 0) {
-		return set_absdir(&c->workdir, key, v, e);
+		if (set_absdir(&c->workdir, key, v, e) < 0)
+			return -1;
+		c->workdir_set = true;
 	} else if (strcmp(key, "network") == 0) {
 		if (*v == '-' || !charset_only(v, "_.-"))
 			return err_set(e, ERR_USAGE, "network '%s': expected none, bridge or a network name", v);

@@ -36,7 +36,9 @@ struct cfg_mount {
 struct cfg {
 	char *engine;       /* "docker", "podman" or a path */
 	char *image;
+	char *from;         /* a snapshot's name, in place of image; NULL: none */
 	char *workdir;
+	bool workdir_set;   /* given, not the default: a snapshot's own yields */
 	char *network;
 	struct cfg_mount *mounts;
 	size_t nmounts;

@@ -64,7 +64,7 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 		return -1;
 	if (sc.network && strcmp(cfg->network, CFG_DEFAULT_NETWORK) != 0)
 		return err_set(e, ERR_USAGE, "--network %s conflicts with a --network in the engine run arguments; give only one", cfg->network);
-	if (!cfg->image)
+	if (!cfg->image && !cfg->from)
 		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
 
 	strvec_push(out, engine);
@@ -102,9 +102,16 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 		strvec_pushf(out, "--mount=type=bind,source=%s,target=%s%s", m->host,
 			     m->ctr ? m->ctr : cfg->workdir, m->ro ? ",readonly" : "");
 	}
+	/* A snapshot is local: a missing one is never fetched from a
+	 * registry under its name. */
+	if (cfg->from)
+		strvec_push(out, "--pull=never");
 	strvec_push_all(out, extra, nextra);
 	strvec_push(out, "--");
-	strvec_push(out, cfg->image);
+	if (cfg->from)
+		strvec_pushf(out, "%s:%s", SNAPSHOT_REPO, cfg->from);
+	else
+		strvec_push(out, cfg->image);
 	strvec_push(out, "-c");
 	strvec_push(out, SCRIPT_KEEPALIVE);
 	if (ids->expires > 0 || ids->idle > 0) {
@@ -264,4 +271,70 @@ void engine_image_argv(struct strvec *out, const char *engine, const char *image
 	strvec_push(out, "--format={{.Id}}");
 	strvec_push(out, "--");
 	strvec_push(out, image);
+}
+
+void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
+			const char *name, const char *of, long long created)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "commit");
+	strvec_push(out, "--pause=true");
+	/* One key a LABEL: Podman takes the rest of the line as the value.
+	 * The values are names and digits, which need no quoting. */
+	strvec_push(out, "--change=LABEL " LABEL_WORKSPACE "=\"\"");
+	strvec_push(out, "--change=LABEL " LABEL_NONCE "=\"\"");
+	strvec_push(out, "--change=LABEL " LABEL_CREATED "=\"\"");
+	strvec_push(out, "--change=LABEL " LABEL_SNAPSHOT "=true");
+	strvec_pushf(out, "--change=LABEL " LABEL_SNAPSHOT_OF "=%s", of);
+	strvec_pushf(out, "--change=LABEL " LABEL_SNAPSHOT_CREATED "=%lld", created);
+	/* Docker cannot empty an entrypoint by commit: one that runs its
+	 * arguments is as good as none. */
+	strvec_push(out, "--change=ENTRYPOINT [\"sh\", \"-c\", \"exec \\\"$@\\\"\", \"sh\"]");
+	strvec_push(out, "--change=CMD [\"sh\"]");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+	strvec_pushf(out, "%s:%s", SNAPSHOT_REPO, name);
+}
+
+void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ctr)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--format={{.Id}}\t{{index .Config.Labels \"" LABEL_WORKSPACE "\"}}\t"
+			 "{{.State.Running}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
+}
+
+void engine_snap_image_argv(struct strvec *out, const char *engine, char *const *refs,
+			    size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "image");
+	strvec_push(out, "inspect");
+	/* Docker's index of an image without labels is an error: with. */
+	strvec_push(out, "--format={{.Id}}\t{{with .Config.Labels}}{{index . \"" LABEL_SNAPSHOT "\"}}\t"
+			 "{{index . \"" LABEL_WORKDIR "\"}}\t{{index . \"" LABEL_SNAPSHOT_OF "\"}}\t"
+			 "{{index . \"" LABEL_SNAPSHOT_CREATED "\"}}{{else}}\t\t\t{{end}}\t{{.Size}}");
+	strvec_push(out, "--");
+	strvec_push_all(out, refs, n);
+}
+
+void engine_snap_list_argv(struct strvec *out, const char *engine)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "images");
+	strvec_push(out, "--no-trunc");
+	strvec_push(out, "--filter=label=" LABEL_SNAPSHOT "=true");
+	strvec_push(out, "--format={{.ID}}\t{{.Repository}}\t{{.Tag}}");
+}
+
+void engine_image_rm_argv(struct strvec *out, const char *engine, const char *ref)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "image");
+	strvec_push(out, "rm");
+	strvec_push(out, "--");
+	strvec_push(out, ref);
 }

@@ -27,6 +27,12 @@
 /* The names of a pool's ready workspaces start with this; taking one
  * renames it. */
 #define POOL_NAME_PREFIX "sandbox-pool-"
+/* A snapshot: an image committed from a workspace, named
+ * SNAPSHOT_REPO:NAME, with these labels of its own. */
+#define LABEL_SNAPSHOT "sandbox.snapshot"
+#define LABEL_SNAPSHOT_OF "sandbox.snapshot.of"
+#define LABEL_SNAPSHOT_CREATED "sandbox.snapshot.created"
+#define SNAPSHOT_REPO "sandbox-snapshot"
 
 /* What makes one new workspace's container its own. */
 struct run_ids {
@@ -42,10 +48,35 @@ struct run_ids {
 
 /* `run --detach` for a new workspace. extra are the user's own engine run
  * arguments: refused when they would change the name, the labels or the
- * entrypoint, or bring a --network next to a non-default one. */
+ * entrypoint, or bring a --network next to a non-default one. When
+ * cfg->from names a snapshot, the image is SNAPSHOT_REPO:from, never
+ * pulled. */
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
 		    const struct run_ids *ids, char *const *extra, size_t nextra,
 		    struct err *e);
+
+/* `commit` of workspace ctr (an ID) as SNAPSHOT_REPO:name, paused
+ * while it is copied. The image keeps the workspace's files, user,
+ * environment and workdir label; it loses what made the container a
+ * workspace (the labels sandbox.workspace, nonce and created are made
+ * empty: a container run from it by hand is no workspace) and the
+ * keep-alive as its command (an entrypoint that runs its arguments, and
+ * sh); it gains the snapshot labels: of (the workspace's name), created. */
+void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
+			const char *name, const char *of, long long created);
+/* `inspect` of one container for a snapshot: "ID\tLABEL\tRUNNING" on
+ * the first line, then "TYPE\tSOURCE\tDESTINATION" for each mount. */
+void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ctr);
+/* `image inspect` of one image: "ID\tSNAPSHOT\tWORKDIR\tOF\tCREATED\tSIZE" (the
+ * labels sandbox.snapshot, sandbox.workdir, sandbox.snapshot.of and
+ * created); of several, one such line each. */
+void engine_snap_image_argv(struct strvec *out, const char *engine, char *const *refs,
+			    size_t n);
+/* `images` of every image labelled sandbox.snapshot=true:
+ * "ID\tREPOSITORY\tTAG" per line, full IDs. */
+void engine_snap_list_argv(struct strvec *out, const char *engine);
+/* `image rm` of one image (no --force: one in use stays). */
+void engine_image_rm_argv(struct strvec *out, const char *engine, const char *ref);
 
 /* `exec [-i] --env=K=V... -- CTR CMD...`. */
 void engine_exec_argv(struct strvec *out, const char *engine, const char *ctr,

@@ -9,6 +9,7 @@
 
 #include "calls.h"
 #include "config.h"
+#include "engine.h"
 #include "grep.h"
 #include "util.h"
 
@@ -39,9 +40,10 @@ static const struct command commands[] = {
 	 true, false, NULL},
 	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false, NULL},
 	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false, NULL},
-	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all",
+	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all | destroy --snapshot NAME",
 	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
-	 "-w REF names one too; SANDBOX_WORKSPACE alone does not.\n", NULL, false, false, NULL},
+	 "-w REF names one too; SANDBOX_WORKSPACE alone does not. --snapshot NAME\n"
+	 "removes a snapshot instead.\n", NULL, false, false, NULL},
 	{C_LIST, "list", cmd_list, NULL, "list",
 	 "List the workspaces: ref, state, image, age, and when each expires (a\n"
 	 "ttl's deadline, an idle time). A pool's ready ones are not listed.\n", NULL,
@@ -169,10 +171,22 @@ static const struct command commands[] = {
 	 "image (the configured one, or --image). A failed check says what to do;\n"
 	 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
 	 "when one does not.\n", NULL, false, false, NULL},
+	{C_SNAPSHOT, "snapshot", cmd_snapshot, NULL, "snapshot [REF] [--name NAME]",
+	 "Commit the files of the workspace (REF, -w or SANDBOX_WORKSPACE) to an\n"
+	 "image, " SNAPSHOT_REPO ":NAME, and print NAME. A bind mount or volume is\n"
+	 "not part of it: a line on stderr says so. Default NAME: REF-DATE-TIME-XXXX.\n",
+	 NULL, false, false, NULL},
+	{C_SNAPSHOTS, "snapshots", cmd_snapshots, NULL, "snapshots",
+	 "List the snapshots: name, the workspace it came from, age, size.\n", NULL, false, false, NULL},
+	{C_FORK, "fork", cmd_fork, NULL, "fork [REF] [create options]",
+	 "Snapshot the workspace and create a new one from the snapshot (create\n"
+	 "--from NAME), in one; print the new workspace's ref.\n", NULL, false, false, NULL},
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
 #define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP) | CMD(C_POOL))
+/* The create options a fork takes too: not those of its image and files. */
+#define C_NEWF (C_NEW | CMD(C_FORK))
 #define C_CMDS (CMD(C_EXEC) | CMD(C_RUN))
 #define C_SEARCH (CMD(C_GLOB) | CMD(C_GREP))
 
@@ -199,34 +213,36 @@ static const struct opt opts[] = {
 	 .help = "image of the new workspace"},
 	{O_KEY, "image", 0, NULL, CMD(C_DOCTOR), 0, OT_TEXT, .key = "image", .metavar = "IMG",
 	 .help = "the image to check (default: the configured one)"},
+	{O_KEY, "from", 0, NULL, C_NEW, 0, OT_TEXT, .key = "from", .metavar = "SNAPSHOT",
+	 .help = "a snapshot of a workspace, in place of --image"},
 	{O_KEY, "workdir", 0, NULL, C_NEW, 0, OT_TEXT, .key = "workdir", .metavar = "DIR",
 	 .help = "where commands start (default /workspace; created)"},
-	{O_KEY, "network", 0, NULL, C_NEW, 0, OT_TEXT, .key = "network",
+	{O_KEY, "network", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "network",
 	 .metavar = "none|bridge|NAME", .help = "network (default none)"},
-	{O_KEY, "mount", 0, NULL, C_NEW, 0, OT_TEXT, .key = "mount", .metavar = "HOST[:CTR[:ro]]",
+	{O_KEY, "mount", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "mount", .metavar = "HOST[:CTR[:ro]]",
 	 .help = "bind mount (CTR defaults to the workdir)"},
-	{O_KEY, "memory", 0, NULL, C_NEW, 0, OT_TEXT, .key = "memory", .metavar = "SIZE",
+	{O_KEY, "memory", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "memory", .metavar = "SIZE",
 	 .help = "memory limit (as docker run --memory)"},
-	{O_KEY, "cpus", 0, NULL, C_NEW, 0, OT_TEXT, .key = "cpus", .metavar = "N",
+	{O_KEY, "cpus", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "cpus", .metavar = "N",
 	 .help = "CPUs (as docker run --cpus)"},
-	{O_KEY, "pids-limit", 0, NULL, C_NEW, 0, OT_TEXT, .key = "pids_limit", .metavar = "N",
+	{O_KEY, "pids-limit", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "pids_limit", .metavar = "N",
 	 .help = "processes at most (default 2048; -1: none)"},
-	{O_KEY, "user", 0, NULL, C_NEW, 0, OT_TEXT, .key = "user", .metavar = "USER",
+	{O_KEY, "user", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "user", .metavar = "USER",
 	 .help = "user commands run as"},
-	{O_KEY, "setup", 0, NULL, C_NEW, 0, OT_TEXT, .key = "setup", .metavar = "CMD",
+	{O_KEY, "setup", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "setup", .metavar = "CMD",
 	 .help = "run once after creation; failure removes it"},
-	{O_KEY, "name", 0, NULL, C_NEW, 0, OT_TEXT, .key = "name", .metavar = "NAME",
+	{O_KEY, "name", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "name", .metavar = "NAME",
 	 .help = "the new workspace's name"},
 	{O_KEY, "copy", 0, NULL, C_NEW, 0, OT_TEXT, .key = "copy", .metavar = "DIR",
 	 .help = "copy DIR's tree into the workdir, for diff and apply"},
 	{O_KEY, "exclude", 0, NULL, C_NEW, 0, OT_TEXT, .key = "exclude", .metavar = "PATTERN",
 	 .help = "with --copy, leave out what matches (repeatable)"},
-	{O_KEY, "ttl", 0, NULL, C_NEW, 0, OT_TEXT, .key = "ttl", .metavar = "DURATION",
+	{O_KEY, "ttl", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "ttl", .metavar = "DURATION",
 	 .help = "stop it this long after it was made: 90s, 15m, 2h, 7d"},
-	{O_KEY, "idle", 0, NULL, C_NEW, 0, OT_TEXT, .key = "idle", .metavar = "DURATION",
+	{O_KEY, "idle", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "idle", .metavar = "DURATION",
 	 .help = "stop it after this long without a command (0: never;\n"
 		 "default 30m for mcp and exec's new ones, else never)"},
-	{O_KEY, "env", 'e', "env", C_NEW | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
+	{O_KEY, "env", 'e', "env", C_NEWF | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
 	 .metavar = "K=V", .help = "an environment variable (repeatable)",
 	 .desc = "Environment variables for this command; like an export, the session keeps them."},
 
@@ -279,6 +295,12 @@ static const struct opt opts[] = {
 	 .help = "only expired ones: past their ttl, or stopped by\ntheir ttl or idle time", .at = OPT_AT(life.expired)},
 	{O_SPEC, "spec", 0, NULL, CMD(C_POOL), 0, OT_TEXT, .metavar = "SPEC",
 	 .help = "drain: only this pool (as pool list shows it)", .at = OPT_AT(pool.spec)},
+	{O_SNAPSHOT, "snapshot", 0, NULL, CMD(C_DESTROY), 0, OT_TEXT, .metavar = "NAME",
+	 .help = "remove the snapshot NAME, not a workspace", .at = OPT_AT(life.snapshot)},
+
+	/* Snapshots. */
+	{O_SNAP_NAME, "name", 0, NULL, CMD(C_SNAPSHOT), 0, OT_TEXT, .metavar = "NAME",
+	 .help = "the snapshot's name (default: REF-DATE-TIME-XXXX)", .at = OPT_AT(snap.name)},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",
@@ -571,6 +593,13 @@ static int store_special(struct app *a, const struct opt *o, void *at, const cha
 			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
 		return 0;
 	case O_CONTEXT: a->o.grep.after = a->o.grep.before = i; return 0;
+	case O_SNAP_NAME:
+	case O_SNAPSHOT:
+		if (!cfg_valid_container_name(s))
+			return err_set(e, ERR_USAGE, "%s '%s': expected a snapshot's name, [a-zA-Z0-9][a-zA-Z0-9_.-]*, at most 128 characters",
+				       o->id == O_SNAPSHOT ? "--snapshot" : "--name", s);
+		*(const char **)at = s;
+		return 0;
 	case O_SESSION:
 		if (!session_name_ok(s))
 			return err_set(e, ERR_USAGE, "%s '%s': expected a name of letters, digits, '.', '_' and '-', "

@@ -256,6 +256,8 @@ static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 		return err_set(e, ERR_USAGE, "a pool cannot hold copy workspaces: create --copy makes its own");
 	if (a->cfg.ttl)
 		return err_set(e, ERR_USAGE, "a pool cannot hold workspaces with a ttl: it would run out while they wait");
+	if (a->cfg.from)
+		return err_set(e, ERR_USAGE, "a pool cannot hold workspaces of a snapshot: create --from makes its own");
 	if (a->cfg.name)
 		return err_set(e, ERR_USAGE, "a pool names its workspaces itself; --name is for create");
 	if (!a->cfg.image)

@@ -163,12 +163,16 @@ void list_result_free(struct list_result *r)
 void removed_result_free(struct removed_result *r)
 {
 	strvec_clear(&r->names);
+	free(r->snapshot);
+	r->snapshot = NULL;
 }
 
 
 void removed_text(FILE *f, FILE *err, const struct removed_result *r)
 {
 	(void)err;
+	if (r->snapshot)
+		fprintf(f, "removed snapshot %s\n", r->snapshot);
 	for (size_t i = 0; i < r->names.n; i++)
 		fprintf(f, "removed %s\n", r->names.v[i]);
 }
@@ -176,6 +180,10 @@ void removed_text(FILE *f, FILE *err, const struct removed_result *r)
 void removed_tree(struct jv *t, const struct removed_result *r)
 {
 	jvb_obj(t);
+	if (r->snapshot) {
+		put_str(t, "removed_snapshot", r->snapshot);
+		return;
+	}
 	struct jv *a = jvb_put(t, "removed");
 	jvb_arr(a);
 	for (size_t i = 0; i < r->names.n; i++)
@@ -1211,4 +1219,105 @@ void doctor_result_free(struct doctor_result *r)
 	}
 	free(r->v);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- snapshot, fork, snapshots ---- */
+
+/* s with control characters as '?': a path of the host's, a label. */
+static void put_visible(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+void snapshot_text(FILE *f, FILE *err, const struct snapshot_result *r)
+{
+	for (size_t i = 0; i < r->nmounts; i++) {
+		const struct snap_mount *m = &r->mounts[i];
+		fprintf(err, "sandbox: %s: not in the snapshot: the %s mount ", r->cmd, m->type);
+		put_visible(err, m->source);
+		fprintf(err, " at ");
+		put_visible(err, m->dest);
+		fprintf(err, " (its files are not in the image)\n");
+	}
+	if (r->mounts_cut)
+		fprintf(err, "sandbox: %s: not in the snapshot: more mounts than these %d\n", r->cmd,
+			SNAP_MOUNTS_MAX);
+	fprintf(f, "%s\n", r->workspace ? r->workspace : r->name);
+}
+
+void snapshot_tree(struct jv *t, const struct snapshot_result *r)
+{
+	if (r->workspace) {
+		tree_begin(t, r->workspace);
+		put_str(t, "id", r->id);
+		put_str(t, "source", r->source);
+	} else {
+		tree_begin(t, r->source);
+	}
+	put_str(t, "snapshot", r->name);
+	put_str(t, "image", r->image);
+	put_str(t, "image_id", r->image_id);
+	struct jv *a = jvb_put(t, "not_in_snapshot");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->nmounts; i++) {
+		struct jv *o = jvb_push(a);
+		jvb_obj(o);
+		put_str(o, "type", r->mounts[i].type);
+		put_str(o, "source", r->mounts[i].source);
+		put_str(o, "destination", r->mounts[i].dest);
+	}
+	if (r->mounts_cut)
+		put_bool(t, "not_in_snapshot_truncated", true);
+}
+
+static void format_size(char *buf, size_t cap, long long b)
+{
+	if (b < 1024 * 1024)
+		snprintf(buf, cap, "%lldK", (b + 1023) / 1024);
+	else if (b < 1024LL * 1024 * 1024)
+		snprintf(buf, cap, "%.1fM", (double)b / (1024.0 * 1024));
+	else
+		snprintf(buf, cap, "%.1fG", (double)b / (1024.0 * 1024 * 1024));
+}
+
+void snapshots_text(FILE *f, FILE *err, const struct snapshots_result *r)
+{
+	fprintf(f, "%-40s %-24s %-6s %s\n", "NAME", "WORKSPACE", "AGE", "SIZE");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct snap_row *w = &r->rows[i];
+		char age[32], size[32];
+		format_age(age, sizeof(age), r->now - w->created);
+		format_size(size, sizeof(size), w->size);
+		char of[64];
+		size_t k = 0;
+		for (const char *p = *w->of ? w->of : "-"; *p && k + 1 < sizeof(of); p++)
+			of[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+		of[k] = '\0';
+		fprintf(f, "%-40s %-24s %-6s %s\n", w->name, of, age, size);
+	}
+	if (r->more)
+		fprintf(err, "sandbox: snapshots: more than %d; those shown\n", SNAP_LIST_MAX);
+}
+
+void snapshots_tree(struct jv *t, const struct snapshots_result *r)
+{
+	jvb_obj(t);
+	struct jv *a = jvb_put(t, "snapshots");
+	jvb_arr(a);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct snap_row *w = &r->rows[i];
+		struct jv *o = jvb_push(a);
+		jvb_obj(o);
+		put_str(o, "snapshot", w->name);
+		put_str(o, "image", w->image);
+		put_str(o, "id", w->id);
+		put_str(o, "workspace", w->of);
+		put_str(o, "workdir", w->workdir);
+		put_int(o, "created", w->created);
+		put_int(o, "age_s", r->now - w->created);
+		put_int(o, "size", w->size);
+	}
+	if (r->more)
+		put_bool(t, "truncated", true);
 }

@@ -39,9 +39,11 @@ struct list_result {
 	long long now;           /* when they were listed, for their age */
 };
 
-/* destroy, prune: the workspaces removed. */
+/* destroy, prune: the workspaces removed; destroy --snapshot: the
+ * snapshot removed. */
 struct removed_result {
 	struct strvec names;     /* owned */
+	char *snapshot;          /* owned; NULL: workspaces were the matter */
 };
 
 /* pool: its pools, a line each (fill: the one it filled). */
@@ -57,6 +59,36 @@ struct pool_result {
 	long made;               /* fill: how many it made */
 	struct removed_result removed; /* drain */
 };
+/* snapshot, fork: the snapshot made, what it leaves out, and (fork) the
+ * workspace made from it. */
+struct snap_mount {
+	char *type, *source, *dest; /* owned, made printable */
+};
+struct snapshot_result {
+	const char *cmd;         /* snapshot or fork, for its notes */
+	char *source;            /* the workspace snapshotted; owned */
+	char *name;              /* NAME; owned */
+	char *image;             /* SNAPSHOT_REPO:NAME; owned */
+	char *image_id;          /* owned */
+	struct snap_mount *mounts; /* not in the snapshot; owned */
+	size_t nmounts;
+	bool mounts_cut;         /* more than SNAP_MOUNTS_MAX: those shown */
+	char *workspace, *id;    /* fork: the new workspace; owned, else NULL */
+};
+#define SNAP_MOUNTS_MAX 64
+
+/* snapshots: every image of ours labelled a snapshot. */
+struct snap_row {
+	char *name, *image, *id, *of, *workdir; /* owned, made printable */
+	long long created, size;
+};
+struct snapshots_result {
+	struct snap_row *rows;
+	size_t n;
+	long long now;
+	bool more;               /* more than SNAP_LIST_MAX: those shown */
+};
+#define SNAP_LIST_MAX 10000
 
 /* trust: the file's real path, and what became of it. */
 struct trust_result {
@@ -303,6 +335,14 @@ int do_apply(struct app *a, struct apply_result *res, struct err *e);
 void copy_changes_free(struct copy_change *v, size_t n);
 /* Makes every check; 1 when one of them failed. */
 int do_doctor(struct app *a, struct doctor_result *res, struct err *e);
+int do_snapshot(struct app *a, struct snapshot_result *res, struct err *e);
+int do_snapshots(struct app *a, struct snapshots_result *res, struct err *e);
+/* A snapshot, then a workspace created from it; when the create fails
+ * the snapshot stays, and e says so. */
+int do_fork(struct app *a, struct snapshot_result *res, struct err *e);
+/* destroy --snapshot NAME: only an image of ours (its label); one in use
+ * by a container stays. */
+int snap_destroy(struct app *a, const char *name, struct removed_result *res, struct err *e);
 
 void ref_result_free(struct ref_result *r);
 void list_result_free(struct list_result *r);
@@ -324,6 +364,8 @@ void cp_result_free(struct cp_result *r);
 void diff_result_free(struct diff_result *r);
 void apply_result_free(struct apply_result *r);
 void doctor_result_free(struct doctor_result *r);
+void snapshot_result_free(struct snapshot_result *r);
+void snapshots_result_free(struct snapshots_result *r);
 
 /* The CLI's text. exec's output went out live: its text is what became
  * of the command, when that is not its own status. run_left says on err
@@ -353,6 +395,11 @@ void diff_text(FILE *out, FILE *err, const struct diff_result *r);
 void apply_text(FILE *out, FILE *err, const struct apply_result *r);
 /* "ok    NAME: DETAIL", "FAIL  NAME: DETAIL; FIX", "skip  NAME: WHY". */
 void doctor_text(FILE *out, FILE *err, const struct doctor_result *r);
+/* snapshot: NAME; fork: the new ref; on err a line for each mount left
+ * out of the snapshot. */
+void snapshot_text(FILE *out, FILE *err, const struct snapshot_result *r);
+/* "NAME WORKSPACE AGE SIZE" under a header. */
+void snapshots_text(FILE *out, FILE *err, const struct snapshots_result *r);
 
 /* The --json object, into *t (zeroed; jvb_free it). */
 void ref_tree(struct jv *t, const struct ref_result *r);
@@ -374,6 +421,8 @@ void cp_tree(struct jv *t, const struct cp_result *r);
 void diff_tree(struct jv *t, const struct diff_result *r);
 void apply_tree(struct jv *t, const struct apply_result *r);
 void doctor_tree(struct jv *t, const struct doctor_result *r);
+void snapshot_tree(struct jv *t, const struct snapshot_result *r);
+void snapshots_tree(struct jv *t, const struct snapshots_result *r);
 
 /* The text for the model, appended to out: the MCP tools'. */
 void exec_model(struct sbuf *out, const struct exec_result *r);

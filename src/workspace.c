@@ -173,12 +173,23 @@ double ws_step_timeout(const struct app *a)
 int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
 		   const char *what, enum err_kind kind, bool *missing, struct err *e)
 {
+	return ws_engine_call_within(a, argv, out, what, kind, missing, a->cfg.engine_timeout, e);
+}
+
+int ws_engine_call_within(const struct app *a, struct strvec *argv, struct sbuf *out,
+			  const char *what, enum err_kind kind, bool *missing, double seconds,
+			  struct err *e)
+{
 	struct sbuf errout = {0};
 	int status = proc_run(strvec_argv(argv), a->envp.v, out, &errout,
-			      (long)(a->cfg.engine_timeout * 1000), e);
+			      (long)(seconds * 1000), e);
 	strvec_clear(argv);
 	int rc = status == 0 ? 0 : -1;
-	if (status > 0 && missing && contains_nocase(errout.buf ? errout.buf : "", "no such")) {
+	/* Docker says "No such container/image", Podman "no such container"
+	 * but "image not known". */
+	const char *said = errout.buf ? errout.buf : "";
+	if (status > 0 && missing &&
+	    (contains_nocase(said, "no such") || contains_nocase(said, "image not known"))) {
 		*missing = true;
 		rc = 0;
 	} else if (status > 0) {
@@ -372,6 +383,11 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 		.expires = a->cfg.ttl > 0 ? now + a->cfg.ttl : 0,
 		.idle = idle, .pooled = pooled,
 	};
+	/* create --from: the snapshot checked, its workdir taken. */
+	if (a->cfg.from && snap_use(a, e) < 0) {
+		ws_free(ws);
+		return -1;
+	}
 	struct strvec argv = {0};
 	if (engine_run_argv(&argv, a->engine, &a->cfg, &ids, a->o.extra.v, a->o.extra.n, e) < 0) {
 		strvec_clear(&argv);
@@ -436,7 +452,7 @@ int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
 		snprintf(name, sizeof(name), "sandbox-%s", hex);
 	}
 	long idle = ws_idle(a, by_the_way);
-	if (!a->cfg.copy && a->cfg.ttl == 0) {
+	if (!a->cfg.copy && a->cfg.ttl == 0 && !a->cfg.from) {
 		if (pool_take(a, idle, ws) > 0) {
 			struct err ignored = {0};
 			if (idle == 0 || ws_script(a, ws, SCRIPT_ARM, &ignored) == 0) {

@@ -82,6 +82,14 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
  * (ws_engine_error). The one place an engine call of ours is made. */
 int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
 		   const char *what, enum err_kind kind, bool *missing, struct err *e);
+/* The same with a deadline of its own, in seconds (snapshot's commit). */
+int ws_engine_call_within(const struct app *a, struct strvec *argv, struct sbuf *out,
+			  const char *what, enum err_kind kind, bool *missing, double seconds,
+			  struct err *e);
+/* create --from (cmd_snap.c): a->cfg.from must name a snapshot, an image
+ * of ours (its label); its workdir becomes the new workspace's unless
+ * one was given. */
+int snap_use(struct app *a, struct err *e);
 /* The deadline of a step of ours that runs in the workspace (a file
  * tool's script, setup): timeout, or WS_STEP_TIMEOUT when that is 0. */
 #define WS_STEP_TIMEOUT 600.0

@@ -550,12 +550,21 @@ fi
 # --- Cleanup --------------------------------------------------------------
 
 # The workspaces of our image (the label filter) and the containers named
-# with our prefix. Other workspaces of the engine are not ours to remove.
+# with our prefix, or made from a snapshot of ours. Other workspaces of
+# the engine are not ours to remove.
 our_containers_() {
 	eng ps -a --filter label=sandbox.workspace=true --format '{{.ID}} {{.Image}}' 2>/dev/null |
 		awk -v img="$IMAGE" '$2 == img || $2 == "localhost/" img || $2 == "docker.io/" img { print $1 }'
-	eng ps -a --format '{{.ID}} {{.Names}}' 2>/dev/null |
-		awk -v pfx="$PFX-" 'index($2, pfx) == 1 { print $1 }'
+	eng ps -a --format '{{.ID}} {{.Names}} {{.Image}}' 2>/dev/null |
+		awk -v pfx="$PFX-" -v snap="sandbox-snapshot:$PFX-" 'index($2, pfx) == 1 ||
+			index($3, snap) == 1 || index($3, "localhost/" snap) == 1 { print $1 }'
+}
+
+# The snapshots the file made: sandbox-snapshot:$PFX-... (name them so;
+# a default name starts with the workspace's, so name that so too).
+our_snapshots_() {
+	eng images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null |
+		awk -v pfx="sandbox-snapshot:$PFX-" 'index($1, pfx) == 1 || index($1, "localhost/" pfx) == 1 { print $1 }'
 }
 
 cleanup_() {
@@ -566,6 +575,11 @@ cleanup_() {
 	if [ -n "$ids" ]; then
 		# shellcheck disable=SC2086
 		eng_rm $ids
+	fi
+	ids=$(our_snapshots_ | sort -u)
+	if [ -n "$ids" ]; then
+		# shellcheck disable=SC2086
+		eng image rm $ids >/dev/null 2>&1
 	fi
 	if [ -n "$image_tagged_" ]; then
 		if [ "$ENGINE" = podman ]; then

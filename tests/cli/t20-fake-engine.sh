@@ -311,4 +311,76 @@ test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 	grep_file -F " /workspace ${SQ}${SQ} 0 0 echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
 '
 
+# The snapshots of a fake engine: ID, repository, tag per line of
+# "images"; the answer of image inspect in "image-inspect".
+H1=$(printf "%064d" 1)
+H2=$(printf "%064d" 2)
+test_expect_success 'snapshots: only rows of our repository with a name and an ID are asked about' '
+	fake_engine fakedock &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot good "$H2" other/sandbox-snapshot x \
+		"$H2" sandbox-snapshot "<none>" nothex sandbox-snapshot bad "$H2" sandbox-snapshot -x \
+		>"$FAKE_LOG/images" &&
+	printf "sha256:%s\ttrue\t/src\tws\033[31m\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	must_be_empty err &&
+	fake_calls >calls &&
+	printf "%s\n" images image >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 >argv &&
+	sed -n "/^--$/,\$p" argv >asked &&
+	printf "%s\n" -- "sha256:$H1" >expect &&
+	cmp_file expect asked &&
+	tail -n +2 out >rows &&
+	line_count 1 rows &&
+	read -r name of age size <rows &&
+	check "name $name" test "$name" = good &&
+	check "of $of: control characters shown as ?" test "$of" = "ws?[31m" &&
+	check "size $size" test "$size" = 2K
+'
+
+test_expect_success 'snapshots: an image without our label is not listed' '
+	printf "sha256:%s\tfalse\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out &&
+	line_count 1 out
+'
+
+test_expect_success 'snapshots: an answer about another image than the one asked: refused' '
+	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\n" "$H2" >"$FAKE_LOG/image-inspect" &&
+	expect_status 255 "$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: snapshots: image inspect: unexpected answer from the engine" err &&
+	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\nsha256:%s\ttrue\t/src\tws\t1\t2\n" "$H1" "$H1" \
+		>"$FAKE_LOG/image-inspect" &&
+	expect_status 255 "$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	cmp_text "sandbox: snapshots: image inspect: unexpected answer from the engine" err
+'
+
+test_expect_success 'create --from: the label is asked for, and the image is never pulled' '
+	fake_engine fakedock &&
+	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" create --from snap-1 >/dev/null &&
+	fake_calls >calls &&
+	printf "%s\n" image run >expect &&
+	cmp_file expect calls &&
+	fake_argv 1 >argv &&
+	tail -n 2 argv >asked &&
+	printf "%s\n" -- sandbox-snapshot:snap-1 >expect &&
+	cmp_file expect asked &&
+	fake_argv 2 >argv &&
+	grep_file -x -e --pull=never argv &&
+	grep_file -x -e --label=sandbox.workdir=/src argv &&
+	sed -n "/^--$/,\$p" argv | head -n 2 >tail &&
+	printf "%s\n" -- sandbox-snapshot:snap-1 >expect &&
+	cmp_file expect tail
+'
+
+test_expect_success 'create --from: a workdir label that is no directory to use: refused' '
+	fake_engine fakedock &&
+	printf "sha256:%s\ttrue\trelative,dir\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	expect_status 1 "$SANDBOX" --engine "$FAKE" create --from snap-1 >out 2>err &&
+	cmp_text "sandbox: create: snapshot snap-1: its label sandbox.workdir is no directory to use; pass --workdir" err &&
+	fake_calls >calls &&
+	cmp_text image calls
+'
+
 test_done

@@ -463,8 +463,87 @@ static void test_doctor(void)
 	strvec_clear(&out);
 }
 
+static void test_snapshots(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	set(&c, "from", "snap-1");
+	ok(c.image == NULL && strcmp(c.from, "snap-1") == 0, "from: replaces the image");
+	struct strvec out = {0};
+	struct err e = {0};
+	int rc = engine_run_argv(&out, "docker", &c, &IDS, NULL, 0, &e);
+	is_int(rc, 0, "run --from: builds");
+	const char *exp[] = {
+		RUN_HEAD("docker"),
+		"--network=none",
+		"--pids-limit=2048",
+		"--label=sandbox.workdir=/workspace",
+		"--pull=never",
+		"--", "sandbox-snapshot:snap-1", "-c", SCRIPT_KEEPALIVE, NULL,
+	};
+	is_argv(&out, exp, "run --from: the snapshot's image, never pulled");
+	strvec_clear(&out);
+	set(&c, "image", "img:2");
+	ok(c.from == NULL && strcmp(c.image, "img:2") == 0, "image after from: the later one wins");
+	ok(cfg_set(&c, "from", "-x", &e) < 0 && strstr(e.msg, "from '-x'"), "from: a name, never an option");
+	ok(cfg_set(&c, "from", "a:b", &e) < 0, "from: a name, no tag of its own");
+	cfg_free(&c);
+
+	engine_commit_argv(&out, "podman", "0123456789abcdef", "ws-1", "ws", CREATED);
+	const char *commit[] = {
+		"podman", "commit", "--pause=true",
+		"--change=LABEL sandbox.workspace=\"\"",
+		"--change=LABEL sandbox.nonce=\"\"",
+		"--change=LABEL sandbox.created=\"\"",
+		"--change=LABEL sandbox.snapshot=true",
+		"--change=LABEL sandbox.snapshot.of=ws",
+		"--change=LABEL sandbox.snapshot.created=1700000000",
+		"--change=ENTRYPOINT [\"sh\", \"-c\", \"exec \\\"$@\\\"\", \"sh\"]",
+		"--change=CMD [\"sh\"]",
+		"--", "0123456789abcdef", "sandbox-snapshot:ws-1", NULL,
+	};
+	is_argv(&out, commit, "commit: paused, the workspace labels emptied, ours set, no keep-alive, by ID");
+	strvec_clear(&out);
+
+	engine_snap_ctr_argv(&out, "docker", "ws");
+	const char *ctr[] = {
+		"docker", "inspect", "--type=container",
+		"--format={{.Id}}\t{{index .Config.Labels \"sandbox.workspace\"}}\t{{.State.Running}}"
+		"{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}",
+		"--", "ws", NULL,
+	};
+	is_argv(&out, ctr, "snapshot's inspect: ID, label, and the mounts, one a line");
+	strvec_clear(&out);
+
+	char *refs[] = {"sandbox-snapshot:a", "sha256:0123456789ab"};
+	engine_snap_image_argv(&out, "docker", refs, 2);
+	const char *img[] = {
+		"docker", "image", "inspect",
+		"--format={{.Id}}\t{{with .Config.Labels}}{{index . \"sandbox.snapshot\"}}\t"
+		"{{index . \"sandbox.workdir\"}}\t{{index . \"sandbox.snapshot.of\"}}\t"
+		"{{index . \"sandbox.snapshot.created\"}}{{else}}\t\t\t{{end}}\t{{.Size}}",
+		"--", "sandbox-snapshot:a", "sha256:0123456789ab", NULL,
+	};
+	is_argv(&out, img, "image inspect: the snapshot labels, an image without labels too");
+	strvec_clear(&out);
+
+	engine_snap_list_argv(&out, "podman");
+	const char *list[] = {
+		"podman", "images", "--no-trunc", "--filter=label=sandbox.snapshot=true",
+		"--format={{.ID}}\t{{.Repository}}\t{{.Tag}}", NULL,
+	};
+	is_argv(&out, list, "images: those labelled snapshots, full IDs");
+	strvec_clear(&out);
+
+	engine_image_rm_argv(&out, "docker", "sandbox-snapshot:a");
+	const char *rm[] = {"docker", "image", "rm", "--", "sandbox-snapshot:a", NULL};
+	is_argv(&out, rm, "image rm: no --force, the name after --");
+	strvec_clear(&out);
+}
+
 int main(void)
 {
+	test_snapshots();
 	test_run_defaults();
 	test_run_all_options();
 	test_run_extra();

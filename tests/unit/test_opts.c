@@ -211,6 +211,7 @@ static void test_fields(void)
 		{C_LOGS, offsetof(struct opts, logs), sizeof(struct logs_opts)},
 		{C_KILL, offsetof(struct opts, kill), sizeof(struct kill_opts)},
 		{C_WAIT, offsetof(struct opts, wait), sizeof(struct wait_opts)},
+		{C_SNAPSHOT, offsetof(struct opts, snap), sizeof(struct snap_opts)},
 	};
 	size_t n, bad = 0, stored = 0;
 	const struct opt *t = opt_table(&n);

@@ -304,27 +304,57 @@ static void test_life(void)
 	check_tree(&t, "{\"workspace\":\"sb-1\",\"id\":\"abc\"}\n", "create --json: ref and id");
 
 	struct ws_row rows[] = {
-		{.id = "i1", .name = "sb-1", .state = "running", .image = "busybox", .created = 1000},
-		{.id = "i2", .name = "sb-2", .state = "exited", .image = "debian", .created = 100},
+		{.id = "i1", .name = "sb-1", .state = "running", .image = "busybox", .created = 1000, .spec = "s1"},
+		{.id = "i2", .name = "sb-2", .state = "exited", .image = "debian", .created = 100, .spec = ""},
 	};
 	struct list_result l = {.rows = rows, .n = 2, .now = 1000 + 3 * 3600};
 	TEXT_OF(list_text, &l, buf);
 	check_text(buf,
-		   "REF                      STATE      IMAGE                            AGE\n"
-		   "sb-1                     running    busybox                          3h\n"
-		   "sb-2                     exited     debian                           3h\n",
-		   "list: a table, ages in the largest unit");
+		   "REF                      STATE      IMAGE                            AGE   EXPIRES\n"
+		   "sb-1                     running    busybox                          3h    -\n"
+		   "sb-2                     exited     debian                           3h    -\n",
+		   "list: a table, ages in the largest unit, no expiry");
 	l.now = 1000 + 119;
 	TEXT_OF(list_text, &l, buf);
-	ok(strstr(buf, "running    busybox                          119s\n") &&
-		   strstr(buf, "16m\n"), "list: seconds under 2 minutes, then minutes");
+	ok(strstr(buf, "running    busybox                          119s  -\n") &&
+		   strstr(buf, "16m   -\n"), "list: seconds under 2 minutes, then minutes");
 	free(buf);
 	list_tree(&t, &l);
 	check_tree(&t, "{\"workspaces\":[{\"workspace\":\"sb-1\",\"id\":\"i1\",\"state\":\"running\","
-		       "\"image\":\"busybox\",\"created\":1000,\"age_s\":119},{\"workspace\":\"sb-2\","
+		       "\"image\":\"busybox\",\"created\":1000,\"age_s\":119,\"expires\":null,"
+		       "\"idle_s\":null,\"expired\":false,\"spec\":\"s1\"},{\"workspace\":\"sb-2\","
 		       "\"id\":\"i2\",\"state\":\"exited\",\"image\":\"debian\",\"created\":100,"
-		       "\"age_s\":1019}]}\n",
-		   "list --json: every workspace, its age in seconds");
+		       "\"age_s\":1019,\"expires\":null,\"idle_s\":null,\"expired\":false,\"spec\":\"\"}]}\n",
+		   "list --json: every workspace, its age in seconds, no expiry");
+
+	struct ws_row exp[] = {
+		{.id = "i3", .name = "sb-3", .state = "running", .image = "b", .created = 1000,
+		 .expires = 1000 + 7200, .idle = 1800, .spec = ""},
+		{.id = "i4", .name = "sb-4", .state = "exited", .image = "b", .created = 1000,
+		 .exit = 4, .idle = 60, .spec = ""},
+		{.id = "i5", .name = "sb-5", .state = "running", .image = "b", .created = 1000,
+		 .expires = 1010, .spec = ""},
+		{.id = "i6", .name = "sb-6", .state = "exited", .image = "b", .created = 1000,
+		 .exit = 4, .spec = ""},
+	};
+	l = (struct list_result){.rows = exp, .n = 4, .now = 1000 + 60};
+	TEXT_OF(list_text, &l, buf);
+	check_text(buf,
+		   "REF                      STATE      IMAGE                            AGE   EXPIRES\n"
+		   "sb-3                     running    b                                60s   in 119m, idle 30m\n"
+		   "sb-4                     exited     b                                60s   expired\n"
+		   "sb-5                     running    b                                60s   expired\n"
+		   "sb-6                     exited     b                                60s   -\n",
+		   "list: the ttl's deadline and the idle time; expired past the ttl or stopped by the keep-alive (4 without an idle time is the command's own)");
+	list_tree(&t, &l);
+	size_t jlen;
+	FILE *jf = open_memstream(&buf, &jlen);
+	present_json(jf, &t);
+	fclose(jf);
+	jvb_free(&t);
+	ok(strstr(buf, "\"expires\":8200,\"idle_s\":1800,\"expired\":false") != NULL,
+	   "list --json: expires as an epoch, idle in seconds");
+	free(buf);
 
 	struct removed_result rm = {0};
 	removed_tree(&t, &rm);
