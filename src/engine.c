@@ -194,11 +194,20 @@ void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spe
 {
 	strvec_push(out, engine);
 	strvec_push(out, "ps");
+	strvec_push(out, "--all"); /* Podman's ps leaves out paused ones without it */
 	strvec_push(out, "--no-trunc");
 	strvec_push(out, "--filter=label=" LABEL_WORKSPACE "=true");
 	strvec_pushf(out, "--filter=label=" LABEL_SPEC "=%s", spec);
-	strvec_push(out, "--filter=status=running");
+	strvec_push(out, "--filter=status=paused");
 	strvec_push(out, "--format={{.ID}}\t{{.Names}}");
+}
+
+void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause)
+{
+	strvec_push(out, engine);
+	strvec_push(out, pause ? "pause" : "unpause");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
 }
 
 void engine_rename_argv(struct strvec *out, const char *engine, const char *from,

@@ -97,9 +97,12 @@ void engine_describe_argv(struct strvec *out, const char *engine,
 			  char *const *ids, size_t n);
 /* `ps` listing the full IDs of every workspace, by label. */
 void engine_ps_argv(struct strvec *out, const char *engine);
-/* `ps` of a pool's running workspaces: "ID\tNAMES" per line. */
+/* `ps` of a pool's ready (paused) workspaces: "ID\tNAMES" per line. */
 void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spec);
-/* `rename -- FROM TO`: the engine makes one rename of a name win. */
+/* `pause -- CTR`, or `unpause`: the engine checks the state under the
+ * container's lock, so of two unpauses one fails. */
+void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause);
+/* `rename -- FROM TO`. */
 void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
 			const char *to);
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);

@@ -21,13 +21,15 @@ const char SCRIPT_KEEPALIVE[] =
 	"  while :; do sleep 3600 & wait $!; done\n"
 	"fi\n"
 	SAFE_PATH
-	"a=1 g=\n"
-	"[ \"${3-}\" = 1 ] && [ ! -e " KEEPALIVE_ARMED " ] && a=\n"
+	"a=1 g= h=\n"
+	"read -r h </etc/hostname 2>/dev/null\n"
+	"armed() { q=; read -r q <" KEEPALIVE_ARMED " 2>/dev/null && [ \"$q\" = \"$h\" ]; }\n"
+	"[ \"${3-}\" = 1 ] && ! armed && a=\n"
 	"trap 'g=1' USR1\n"
 	"echo $$ 2>/dev/null >" KEEPALIVE_PID "\n"
 	"n=$(date +%s) l=$n\n"
 	"while :; do\n"
-	"  if [ -z \"$a\" ] && { [ -n \"$g\" ] || [ -e " KEEPALIVE_ARMED " ]; }; then a=1 l=$n; fi\n"
+	"  if [ -z \"$a\" ] && { [ -n \"$g\" ] || armed; }; then a=1 l=$n; fi\n"
 	"  g=\n"
 	"  if [ -e " KEEPALIVE_USED " ]; then rm -f " KEEPALIVE_USED "; l=$n\n"
 	"  else\n"
@@ -48,12 +50,20 @@ const char SCRIPT_KEEPALIVE[] =
 	"  n=$(date +%s)\n"
 	"done\n";
 
+/* The armed file holds the container's hostname: one that came with the
+ * image (committed from a taken workspace) arms no other container. */
 const char SCRIPT_ARM[] =
-	": >" KEEPALIVE_ARMED " && kill -USR1 \"$(cat " KEEPALIVE_PID ")\"\n";
+	"h=; read -r h </etc/hostname 2>/dev/null\n"
+	"printf '%s\\n' \"$h\" >" KEEPALIVE_ARMED " && read -r p <" KEEPALIVE_PID " && kill -USR1 \"$p\"\n";
 
+/* The pid file must name a live process of ours: one that came with the
+ * image names none, or another. */
 const char SCRIPT_ARMABLE[] =
 	"for i in 1 2 3 4 5 6 7 8 9 10; do\n"
-	"  [ -e " KEEPALIVE_PID " ] && [ -w /tmp ] && exit 0\n"
+	"  p=; read -r p <" KEEPALIVE_PID " 2>/dev/null\n"
+	"  if [ -n \"$p\" ] && [ -w /tmp ] && kill -0 \"$p\" 2>/dev/null; then\n"
+	"    case $(tr '\\000' ' ' </proc/\"$p\"/cmdline 2>/dev/null) in *' keepalive '*) exit 0 ;; esac\n"
+	"  fi\n"
 	"  sleep 1\n"
 	"done\n"
 	"exit 1\n";

@@ -330,10 +330,18 @@ static void test_pool(void)
 {
 	struct strvec out = {0};
 	engine_pool_ps_argv(&out, "docker", SPEC);
-	const char *exp[] = {"docker", "ps", "--no-trunc", "--filter=label=sandbox.workspace=true",
-			     "--filter=label=sandbox.spec=" SPEC, "--filter=status=running",
+	const char *exp[] = {"docker", "ps", "--all", "--no-trunc", "--filter=label=sandbox.workspace=true",
+			     "--filter=label=sandbox.spec=" SPEC, "--filter=status=paused",
 			     "--format={{.ID}}\t{{.Names}}", NULL};
-	is_argv(&out, exp, "pool ps: running workspaces of the spec, full IDs and names");
+	is_argv(&out, exp, "pool ps: paused workspaces of the spec, full IDs and names");
+	strvec_clear(&out);
+	engine_pause_argv(&out, "docker", "-x", true);
+	const char *p1[] = {"docker", "pause", "--", "-x", NULL};
+	is_argv(&out, p1, "pause: the container after --");
+	strvec_clear(&out);
+	engine_pause_argv(&out, "podman", "c", false);
+	const char *p2[] = {"podman", "unpause", "--", "c", NULL};
+	is_argv(&out, p2, "unpause");
 	strvec_clear(&out);
 	engine_rename_argv(&out, "podman", "sandbox-pool-x", "-odd");
 	const char *exp2[] = {"podman", "rename", "--", "sandbox-pool-x", "-odd", NULL};
