@@ -105,25 +105,43 @@ static char *next_field(char **p)
 	return xstrdup(s);
 }
 
+/* The IDs of every workspace of this engine, as ps gives them. */
+static int ps_ids(struct app *a, struct strvec *ids, struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf sb = {0};
+	engine_ps_argv(&argv, a->engine);
+	int rc = ws_engine_call(a, &argv, &sb, "cannot list containers", ERR_ENGINE, NULL, e);
+	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
+	     line = strtok(NULL, "\n"))
+		strvec_push(ids, line);
+	sbuf_free(&sb);
+	return rc;
+}
+
+static bool holds(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
 /* Every workspace of this engine: one ps for the IDs, one inspect for
- * the details. */
+ * the details. One removed between the two is not listed (the engine
+ * says "no such" for it, and describes the others). */
 static int list_all(struct app *a, struct list_result *r, struct err *e)
 {
 	struct strvec argv = {0}, ids = {0};
 	struct sbuf sb = {0};
 	*r = (struct list_result){.now = (long long)time(NULL)};
-	engine_ps_argv(&argv, a->engine);
-	if (ws_engine_call(a, &argv, &sb, "cannot list containers", ERR_ENGINE, NULL, e) < 0) {
-		sbuf_free(&sb);
+	if (ps_ids(a, &ids, e) < 0)
 		return -1;
-	}
-	for (char *line = strtok(sb.buf ? sb.buf : "", "\n"); line; line = strtok(NULL, "\n"))
-		strvec_push(&ids, line);
-	sbuf_reset(&sb);
 	int rc = 0;
+	bool gone = false;
 	if (ids.n) {
 		engine_describe_argv(&argv, a->engine, ids.v, ids.n);
-		rc = ws_engine_call(a, &argv, &sb, "cannot inspect containers", ERR_ENGINE, NULL, e);
+		rc = ws_engine_call(a, &argv, &sb, "cannot inspect containers", ERR_ENGINE, &gone, e);
 	}
 	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
 	     line = strtok(NULL, "\n")) {
@@ -154,21 +172,71 @@ int do_list(struct app *a, struct list_result *r, struct err *e)
 	return list_all(a, r, e);
 }
 
-/* Removes the chosen workspaces in one engine call; r->names says which. */
+#define RM_ROUNDS 3
+
+/* Removes the chosen workspaces (ids, and r->names beside them); r->names
+ * keeps those this call removed: the ones an rm named. One rm for all of
+ * them; when it does not name them all, one ps says which still exist,
+ * and those go in another rm (RM_ROUNDS in all). Podman 4.3's rm --force
+ * removes nothing, says nothing and exits 0 when one of its arguments is
+ * gone already, as one is when another process removed it since we
+ * listed it; Docker's fails for one that another rm is removing. One
+ * that is gone without being named was removed by someone else. */
 static int remove_listed(struct app *a, const struct strvec *ids, struct removed_result *r,
 			 struct err *e)
 {
-	if (!ids->n)
+	size_t n = ids->n;
+	if (!n)
 		return 0;
-	struct strvec argv = {0};
-	struct sbuf out = {0};
-	engine_rm_argv(&argv, a->engine, ids->v, ids->n);
-	int rc = ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, e);
-	sbuf_free(&out);
-	for (size_t i = 0; i < r->names.n; i++)
+	enum fate { LEFT, REMOVED, GONE } *fate = xmalloc(n * sizeof(*fate));
+	for (size_t i = 0; i < n; i++)
+		fate[i] = LEFT;
+	struct err rm_err = {0};
+	size_t left = n;
+	int rc = 0;
+	for (int round = 0; round < RM_ROUNDS && left && rc == 0; round++) {
+		struct strvec argv = {0}, these = {0}, named = {0}, still = {0};
+		struct sbuf out = {0};
+		for (size_t i = 0; i < n; i++)
+			if (fate[i] == LEFT)
+				strvec_push(&these, ids->v[i]);
+		engine_rm_argv(&argv, a->engine, these.v, these.n);
+		rm_err = (struct err){0};
+		ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, &rm_err);
+		for (char *line = out.buf ? strtok(out.buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
+			strvec_push(&named, line);
+		for (size_t i = 0; i < n; i++)
+			if (fate[i] == LEFT && holds(&named, ids->v[i])) {
+				fate[i] = REMOVED;
+				left--;
+			}
+		if (left && ps_ids(a, &still, e) < 0)
+			rc = rm_err.msg[0] ? err_set(e, rm_err.kind, "%s", rm_err.msg) : -1;
+		for (size_t i = 0; rc == 0 && left && i < n; i++)
+			if (fate[i] == LEFT && !holds(&still, ids->v[i])) {
+				fate[i] = GONE;
+				left--;
+			}
+		sbuf_free(&out);
+		strvec_clear(&these);
+		strvec_clear(&named);
+		strvec_clear(&still);
+	}
+	struct strvec removed = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (fate[i] == LEFT)
+			continue;
 		ws_forget(a, r->names.v[i]);
-	for (size_t i = 0; rc == 0 && i < ids->n; i++)
 		copy_forget(ids->v[i]);
+		if (fate[i] == REMOVED)
+			strvec_push(&removed, r->names.v[i]);
+	}
+	if (rc == 0 && left)
+		rc = rm_err.msg[0] ? err_set(e, rm_err.kind, "%s", rm_err.msg)
+				   : err_set(e, ERR_ENGINE, "cannot remove %zu of the workspaces: the engine did not say why", left);
+	strvec_clear(&r->names);
+	r->names = removed;
+	free(fate);
 	return rc;
 }
 
