@@ -266,6 +266,68 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	return rc;
 }
 
+/* The line of an inspect by engine_check_argv that is ref's: its name,
+ * else its ID or an ID's prefix, as the engine resolves it; NULL when
+ * the engine found no such container. */
+static char **line_of(char **lines, size_t n, const char *ref)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *name = strchr(lines[i], '\t');
+		if (!name)
+			continue;
+		name += name[1] == '/' ? 2 : 1; /* Docker says "/name" */
+		size_t len = strcspn(name, "\t");
+		if (strlen(ref) == len && strncmp(name, ref, len) == 0)
+			return &lines[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(lines[i], ref, strlen(ref)) == 0 && lines[i][strlen(ref)] != '\0')
+			return &lines[i];
+	return NULL;
+}
+
+/* Checks refs (each a valid ref already) in one inspect: their IDs into
+ * ids and their names into names, the same order; a missing one is
+ * forgotten and skipped; one without the workspace label refuses all. */
+static int check_refs(struct app *a, const struct strvec *refs, struct strvec *ids,
+		      struct strvec *names, struct err *e)
+{
+	struct strvec argv = {0}, lines = {0};
+	struct sbuf out = {0};
+	bool missing = false;
+	engine_check_argv(&argv, a->engine, refs->v, refs->n);
+	int rc = ws_engine_call(a, &argv, &out, "inspect", ERR_ENGINE, &missing, e);
+	for (char *line = rc == 0 && out.buf ? strtok(out.buf, "\n") : NULL; line;
+	     line = strtok(NULL, "\n"))
+		strvec_push(&lines, line);
+	for (size_t i = 0; rc == 0 && i < refs->n; i++) {
+		const char *ref = refs->v[i];
+		char **line = line_of(lines.v, lines.n, ref);
+		if (!line) {
+			ws_forget(a, ref);
+			continue;
+		}
+		char *p = *line;
+		char *id = next_field(&p);
+		free(next_field(&p));
+		size_t hex = strspn(id, "0123456789abcdef");
+		if (hex < 12 || id[hex])
+			rc = err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
+		else if (strcmp(p, "true") != 0)
+			rc = err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
+		if (rc < 0) {
+			free(id);
+			break;
+		}
+		strvec_push(ids, id);
+		strvec_push(names, ref);
+		free(id);
+	}
+	strvec_clear(&lines);
+	sbuf_free(&out);
+	return rc;
+}
+
 int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 {
 	*r = (struct removed_result){0};
@@ -284,21 +346,10 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	for (size_t i = 0; i < a->o.args.n; i++)
 		if (ws_check_ref(a->o.args.v[i], e) < 0)
 			return -1;
-	/* Check every ref first: a refused one means nothing is removed. */
+	/* Check every ref first, in one inspect: a refused one means
+	 * nothing is removed. */
 	struct strvec ids = {0};
-	int rc = 0;
-	for (size_t i = 0; i < a->o.args.n && rc == 0; i++) {
-		enum ws_state state;
-		struct ws ws;
-		rc = checked(a, a->o.args.v[i], &state, &ws, e);
-		if (rc == 0 && state != WS_MISSING) {
-			strvec_push(&ids, ws.id);
-			strvec_push(&r->names, ws.name);
-		} else if (rc == 0) {
-			ws_forget(a, a->o.args.v[i]);
-		}
-		ws_free(&ws);
-	}
+	int rc = check_refs(a, &a->o.args, &ids, &r->names, e);
 	if (rc == 0)
 		rc = remove_listed(a, &ids, r, e);
 	strvec_clear(&ids);

@@ -41,6 +41,11 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 /* `inspect` of several: "ID\tNAME\tSTATE\tIMAGE\tCREATED" per line. */
 void engine_describe_argv(struct strvec *out, const char *engine,
 			  char *const *ids, size_t n);
+/* `inspect` of several refs at once: "ID\tNAME\tLABEL" per container
+ * found (LABEL: the value of sandbox.workspace); the engine says "no
+ * such" on stderr for the others. */
+void engine_check_argv(struct strvec *out, const char *engine,
+		       char *const *refs, size_t n);
 /* `ps` listing the full IDs of every workspace, by label. */
 void engine_ps_argv(struct strvec *out, const char *engine);
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);

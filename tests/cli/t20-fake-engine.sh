@@ -254,6 +254,20 @@ test_expect_success 'destroy --all: all of them, in one rm' '
 	cmp_text 1 n
 '
 
+test_expect_success 'destroy of several refs: one inspect of them all, one rm; by name or ID; a missing one skipped' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" destroy sandbox-aaaaaaaaaaa3 sandbox-000000000000 aaaa00000000000000000001 sandbox-aaaaaaaaaaa2 >out 2>err &&
+	must_be_empty err &&
+	printf "removed %s\n" sandbox-aaaaaaaaaaa3 aaaa00000000000000000001 sandbox-aaaaaaaaaaa2 >expect &&
+	cmp_file expect out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect rm >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 | sed -n "/^--$/,\$p" >ids &&
+	printf "%s\n" -- aaaa00000000000000000003 aaaa00000000000000000001 aaaa00000000000000000002 >expect &&
+	cmp_file expect ids
+'
+
 test_expect_success 'list: one removed by somebody else between ps and inspect is left out' '
 	fake_engine fakedock && containers &&
 	echo aaaa00000000000000000009 >"$FAKE_LOG/vanished" &&
@@ -304,7 +318,7 @@ test_expect_success 'destroy of refs: the same, after the check of each' '
 	must_be_empty err &&
 	cmp_text "removed sandbox-aaaaaaaaaaa1" out &&
 	fake_calls >calls &&
-	printf "%s\n" inspect inspect rm ps rm >expect &&
+	printf "%s\n" inspect rm ps rm >expect &&
 	cmp_file expect calls
 '
 

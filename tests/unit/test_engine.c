@@ -341,6 +341,15 @@ static void test_queries(void)
 	is_argv(&out, describe, "describe: id, name, status, image, created label, of every id");
 	strvec_clear(&out);
 
+	char *refs[] = {"sandbox-a", "-b"};
+	engine_check_argv(&out, "docker", refs, 2);
+	const char *check[] = {
+		"docker", "inspect", "--type=container",
+		"--format={{.Id}}\t{{.Name}}\t{{index .Config.Labels \"sandbox.workspace\"}}",
+		"--", "sandbox-a", "-b", NULL};
+	is_argv(&out, check, "check: id, name, workspace label, of every ref after --");
+	strvec_clear(&out);
+
 	engine_ps_argv(&out, "docker");
 	const char *ps[] = {"docker", "ps", "--all", "--quiet", "--no-trunc",
 			    "--filter=label=sandbox.workspace=true", NULL};
