@@ -63,6 +63,7 @@ cb() { "$SANDBOX" --engine "$WRAP" "$@"; }
 # calls_were LIST: the engine calls since the log was emptied, one
 # subcommand a line, are LIST (a space-separated list).
 calls_were() {
+	# shellcheck disable=SC2086 # one subcommand a word
 	printf '%s\n' $1 >calls.expect
 	cmp_file calls.expect "$CALLS"
 }
