@@ -171,13 +171,25 @@ void engine_describe_argv(struct strvec *out, const char *engine,
 	strvec_push(out, engine);
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
-	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-			 "{{index .Config.Labels \"" LABEL_CREATED "\"}}\t{{.State.ExitCode}}\t"
-			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_IDLE "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_SPEC "\"}}");
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json .Config.Image}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_CREATED "\")}}\t{{.State.ExitCode}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_EXPIRES "\")}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_IDLE "\")}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_SPEC "\")}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, ids, n);
+}
+
+void engine_check_argv(struct strvec *out, const char *engine,
+		       char *const *refs, size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \""
+			 LABEL_WORKSPACE "\")}}");
+	strvec_push(out, "--");
+	strvec_push_all(out, refs, n);
 }
 
 void engine_ps_argv(struct strvec *out, const char *engine)

@@ -95,6 +95,11 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
  * "ID\tNAME\tSTATE\tIMAGE\tCREATED\tEXIT\tEXPIRES\tIDLE\tSPEC". */
 void engine_describe_argv(struct strvec *out, const char *engine,
 			  char *const *ids, size_t n);
+/* `inspect` of several refs at once: "ID\tNAME\tLABEL" per container
+ * found (LABEL: the value of sandbox.workspace); the engine says "no
+ * such" on stderr for the others. */
+void engine_check_argv(struct strvec *out, const char *engine,
+		       char *const *refs, size_t n);
 /* `ps` listing the full IDs of every workspace, by label. */
 void engine_ps_argv(struct strvec *out, const char *engine);
 /* `ps` of a pool's ready (paused) workspaces: "ID\tNAMES" per line. */

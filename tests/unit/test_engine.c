@@ -408,13 +408,22 @@ static void test_queries(void)
 	engine_describe_argv(&out, "podman", ids, 3);
 	const char *describe[] = {
 		"podman", "inspect", "--type=container",
-		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-		"{{index .Config.Labels \"sandbox.created\"}}\t{{.State.ExitCode}}\t"
-		"{{index .Config.Labels \"sandbox.expires\"}}\t"
-		"{{index .Config.Labels \"sandbox.idle\"}}\t"
-		"{{index .Config.Labels \"sandbox.spec\"}}",
+		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json .Config.Image}}\t"
+		"{{json (index .Config.Labels \"sandbox.created\")}}\t{{.State.ExitCode}}\t"
+		"{{json (index .Config.Labels \"sandbox.expires\")}}\t"
+		"{{json (index .Config.Labels \"sandbox.idle\")}}\t"
+		"{{json (index .Config.Labels \"sandbox.spec\")}}",
 		"--", "id1", "id2", "id3", NULL};
 	is_argv(&out, describe, "describe: id, name, status, image, created label, exit code, expires, idle and spec labels, of every id");
+	strvec_clear(&out);
+
+	char *refs[] = {"sandbox-a", "-b"};
+	engine_check_argv(&out, "docker", refs, 2);
+	const char *check[] = {
+		"docker", "inspect", "--type=container",
+		"--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \"sandbox.workspace\")}}",
+		"--", "sandbox-a", "-b", NULL};
+	is_argv(&out, check, "check: id, name, workspace label as JSON, of every ref after --");
 	strvec_clear(&out);
 
 	engine_ps_argv(&out, "docker");
