@@ -278,6 +278,33 @@ static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
 	return 0;
 }
 
+/* The longest run of printable ASCII in the bytes every match holds,
+ * for the workspace's grep -F to pick the files worth sending (SCRIPT_TAR):
+ * those bytes mean the same to every grep in any locale. Shorter than
+ * GREP_LIT_MIN, nearly every file holds it: reading them all twice
+ * would cost more than it saves. */
+#define GREP_LIT_MIN 3
+
+static void grep_literal(const struct rx *rx, char *out, size_t cap, bool *fold)
+{
+	size_t n, best = 0, best_at = 0;
+	const char *lit = rx_literal(rx, &n, fold);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && lit[j] >= 0x20 && lit[j] < 0x7f)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			best_at = i;
+		}
+		i = j + 1;
+	}
+	if (best < GREP_LIT_MIN || best >= cap)
+		best = 0;
+	memcpy(out, lit + best_at, best);
+	out[best] = '\0';
+}
+
 int do_grep(struct app *a, struct grep_result *res, struct err *e)
 {
 	*res = (struct grep_result){0};
@@ -300,7 +327,11 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 				.deadline = now_ms() + (long long)(ws_step_timeout(a) * 1000)};
 	out.ctx = &s;
 	rx_set_stop(ga.rx, grep_stop, &s);
-	int rc = tool_run(a, &ws, PROTO_TAR, &arg, 1, NULL, false, &out, e);
+	char lit[300];
+	bool fold = false;
+	grep_literal(ga.rx, lit, sizeof(lit), &fold);
+	char *args[] = {arg, lit, (char *)(fold ? "i" : "")};
+	int rc = tool_run(a, &ws, PROTO_TAR, args, ARRAY_LEN(args), NULL, false, &out, e);
 	if (rc == 0)
 		rc = grep_outcome(a, &s, e);
 	if (rc == 0) {

@@ -254,10 +254,16 @@ const char SCRIPT_LIST[] =
 
 /* Several tar archives, one after the other, when xargs splits the list:
  * the host reads them as one stream. dd gathers tar's small writes into
- * 64 KiB ones, which the engine carries much faster. */
+ * 64 KiB ones, which the engine carries much faster.
+ * With LIT (the bytes every match holds, printable ASCII; CASE i: either
+ * case of a letter), only the files that hold LIT go, as grep -F finds
+ * them: all that can match, and a tar of 20,000 files weighs 20 MiB where
+ * grep reads them in half the time. grep -l names a file a line: a batch
+ * of names with a newline in one goes whole, unfiltered. What grep says
+ * only narrows the stream; the host matches every line it gets. */
 const char SCRIPT_TAR[] =
 	SAFE_PATH
-	"d=$1\n"
+	"d=$1 l=$2 c=$3\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ -f \"$d\" ]; then\n"
 	"  if [ ! -r \"$d\" ]; then echo 'E denied'; exit 0; fi\n"
@@ -266,6 +272,19 @@ const char SCRIPT_TAR[] =
 	"if [ ! -d \"$d\" ]; then echo 'E notfile'; exit 0; fi\n"
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
 	"echo 'OK D'\n"
+	"if [ -n \"$l\" ] && command -v grep >/dev/null 2>&1 && command -v tr >/dev/null 2>&1; then\n"
+	"  if [ \"$c\" = i ]; then c=-i; else c=-F; fi\n"
+	"  find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
+	"    LC_ALL=C xargs -0 -r sh -c '\n"
+	"      n=$1 l=$2 c=$3; shift 3\n"
+	"      case \"$*\" in\n"
+	"      *\"$n\"*) printf \"%s\\000\" \"$@\" ;;\n"
+	"      *) grep -l -F $c -e \"$l\" -- \"$@\" 2>/dev/null | tr \"\\n\" \"\\000\" ;;\n"
+	"      esac' sh '\n' \"$l\" \"$c\" |\n"
+	"    xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
+	"    dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	"  exit 0\n"
+	"fi\n"
 	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
 	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
 	"  dd bs=65536 iflag=fullblock 2>/dev/null\n"
