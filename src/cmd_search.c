@@ -96,6 +96,26 @@ static void glob_fill(struct app *a, const char *pattern, const struct listing_n
 	res->max_bytes = SEARCH_SHOWN_MAX;
 }
 
+/* The bytes that end every path the pattern matches, for the workspace
+ * to list only names that end with them (SCRIPT_LIST): the run of
+ * printable ASCII at the pattern's end up to the first character that
+ * means something to a glob, find's -name, or braces. Empty when the
+ * pattern ends with one. */
+static void glob_suffix(const char *pattern, char *out, size_t cap)
+{
+	size_t n = strlen(pattern), i = n;
+	while (i > 0) {
+		unsigned char c = (unsigned char)pattern[i - 1];
+		if (c < 0x20 || c >= 0x7f || strchr("*?[]{}\\/,!^", c))
+			break;
+		i--;
+	}
+	if (n - i >= cap)
+		i = n;
+	memcpy(out, pattern + i, n - i);
+	out[n - i] = '\0';
+}
+
 int do_glob(struct app *a, struct glob_result *res, struct err *e)
 {
 	*res = (struct glob_result){0};
@@ -118,7 +138,10 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 	out.ctx = &r;
 	listing_init(&r.listing, glob_entry, &r);
 	listing_newest_init(&r.newest, (size_t)a->o.glob.limit, SEARCH_SHOWN_MAX);
-	int rc = tool_run(a, &ws, PROTO_LIST, &arg, 1, NULL, false, &out, e);
+	char end[256];
+	glob_suffix(pattern, end, sizeof(end));
+	char *args[] = {arg, end};
+	int rc = tool_run(a, &ws, PROTO_LIST, args, ARRAY_LEN(args), NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
 		rc = tool_refusal(head, base_dir(a->o.glob.path), e);

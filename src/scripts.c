@@ -239,17 +239,22 @@ const char SCRIPT_WRITE[] =
 	"if ! mv -f -- \"$p\" \"$f\" 2>/dev/null; then no rename; fi\n"
 	"echo \"OK $c\"\n";
 
+/* With END, only the names that end with it (the bytes that every match
+ * of the pattern ends with, none of them special to find's -name): the
+ * others cannot match, and their stat is most of the work. LC_ALL=C: in
+ * another locale, -name's '*' may not match a name that is not UTF-8. */
 const char SCRIPT_LIST[] =
 	SAFE_PATH
-	"d=$1\n"
+	"d=$1 s=$2\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ ! -d \"$d\" ]; then echo 'E notdir'; exit 0; fi\n"
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
 	"echo OK\n"
-	"find . -name .git -prune -o -type f -print0 2>/dev/null\n"
+	"LC_ALL=C; export LC_ALL\n"
+	"if [ -n \"$s\" ]; then set -- -type f -name \"*$s\"; else set -- -type f; fi\n"
+	"find . -name .git -prune -o \"$@\" -print0 2>/dev/null\n"
 	"printf '\\000'\n"
-	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
-	"  xargs -0 -r stat -c '%Y %n' 2>/dev/null\n"
+	"find . -name .git -prune -o \"$@\" -exec stat -c '%Y %n' {} + 2>/dev/null\n"
 	"exit 0\n";
 
 /* Several tar archives, one after the other, when xargs splits the list:
