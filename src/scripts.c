@@ -263,9 +263,11 @@ const char SCRIPT_LIST[] =
  * With LIT (the bytes every match holds, printable ASCII; CASE i: either
  * case of a letter), only the files that hold LIT go, as grep -F finds
  * them: all that can match, and a tar of 20,000 files weighs 20 MiB where
- * grep reads them in half the time. grep -l names a file a line: a batch
- * of names with a newline in one goes whole, unfiltered. What grep says
- * only narrows the stream; the host matches every line it gets. */
+ * grep reads them in half the time. A batch of xargs of fewer than 256
+ * names goes whole (grep, tr and xargs would cost more processes than the
+ * tar saves), and so does one with a newline in a name (grep -l names a
+ * file a line). What grep says only narrows the stream; the host matches
+ * every line it gets. */
 const char SCRIPT_TAR[] =
 	SAFE_PATH
 	"d=$1 l=$2 c=$3\n"
@@ -282,11 +284,10 @@ const char SCRIPT_TAR[] =
 	"  find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
 	"    LC_ALL=C xargs -0 -r sh -c '\n"
 	"      n=$1 l=$2 c=$3; shift 3\n"
-	"      case \"$*\" in\n"
-	"      *\"$n\"*) printf \"%s\\000\" \"$@\" ;;\n"
-	"      *) grep -l -F $c -e \"$l\" -- \"$@\" 2>/dev/null | tr \"\\n\" \"\\000\" ;;\n"
-	"      esac' sh '\n' \"$l\" \"$c\" |\n"
-	"    xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
+	"      case \"$*\" in *\"$n\"*) exec tar -cf - --no-recursion \"$@\" ;; esac\n"
+	"      [ $# -ge 256 ] || exec tar -cf - --no-recursion \"$@\"\n"
+	"      grep -l -F $c -e \"$l\" -- \"$@\" | tr \"\\n\" \"\\000\" |\n"
+	"        xargs -0 -r tar -cf - --no-recursion' sh '\n' \"$l\" \"$c\" 2>/dev/null |\n"
 	"    dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"  exit 0\n"
 	"fi\n"

@@ -244,10 +244,11 @@ test_expect_success 'names with a colon, a quote, a newline, a tab: quoted C-sty
 	cmp_text "\"r2/a:b.txt\":1:foo" out
 '
 
-test_expect_success 'only the files that hold the bytes every match holds are sent: all the matches still' '
+test_expect_success 'only the files that hold the bytes every match holds are sent (300 files and more, no newline in a name): all the matches still' '
 	sb -w "$REF" exec -c "mkdir -p r3 r4 && printf \"say HELLO wOrLd\\n\" >r3/x.txt &&
 		printf \"hello world\\n\" >\"r3/\$(printf \"n\\nl.txt\")\" && printf \"hell world\\n\" >r3/no.txt &&
-		cp r3/x.txt r3/no.txt r4/ && printf \"hel\\000lo world\\n\" >r4/bin.txt" &&
+		cp r3/x.txt r3/no.txt r4/ && printf \"hel\\000lo world\\n\" >r4/bin.txt &&
+		i=0 && while [ \$i -lt 300 ]; do echo filler >r4/f\$i.txt; i=\$((i + 1)); done" &&
 	sb -w "$REF" grep -i "hel+o w[o]rld" --path r3 --output content >out &&
 	cat >expect <<-\EOF &&
 	"r3/n\nl.txt":1:hello world
