@@ -23,8 +23,6 @@ void feed_init_fd(struct feed *f, int fd)
 {
 	init(f);
 	f->src_fd = fd;
-	f->stage = xmalloc(FEED_CHUNK);
-	f->spare = xmalloc(FEED_CHUNK);
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t pos = lseek(fd, 0, SEEK_CUR);
@@ -49,6 +47,7 @@ void feed_init_raw(struct feed *f, int fd)
 	feed_init_fd(f, fd);
 	f->raw = true;
 	f->hashing = false;
+	f->splice = f->src_fifo || f->src_sized;
 }
 
 void feed_init_buf(struct feed *f, const char *buf, size_t len)
@@ -111,6 +110,8 @@ static bool pending(const struct feed *f)
 static void payload_stage(struct feed *f)
 {
 	char *full = f->stage;
+	if (!f->spare)
+		f->spare = xmalloc(FEED_CHUNK);
 	f->stage = f->spare;
 	f->spare = full;
 	payload(f, full, f->nstage);
@@ -122,7 +123,7 @@ bool feed_wants_src(const struct feed *f)
 	if (f->src_fd < 0 || f->src_eof || f->src_errno)
 		return false;
 	if (f->splice)
-		return !f->src_ready;
+		return !f->src_ready && (!f->src_sized || f->src_left > 0);
 	return f->nstage < FEED_CHUNK && (!f->src_sized || f->src_left > 0);
 }
 
@@ -132,6 +133,8 @@ bool feed_read_src(struct feed *f)
 		f->src_ready = true; /* feed_write moves the bytes */
 		return true;
 	}
+	if (!f->stage)
+		f->stage = xmalloc(FEED_CHUNK); /* only when copying */
 	size_t want = FEED_CHUNK - f->nstage;
 	if (f->src_sized && f->src_left < want)
 		want = (size_t)f->src_left;
@@ -161,9 +164,15 @@ bool feed_ready(struct feed *f)
 		return true;
 	if (f->ended || f->src_errno)
 		return false;
-	if (f->tail) {
-		if (f->splice && !f->src_eof)
+	if (f->splice) {
+		if (!f->src_eof && (!f->src_sized || f->src_left > 0))
 			return f->src_ready;
+		if (!f->tail) {
+			f->ended = true;
+			return false;
+		}
+	}
+	if (f->tail) {
 		if (f->nstage) {
 			payload_stage(f);
 		} else if (f->src_eof) {
@@ -217,12 +226,20 @@ bool feed_ready(struct feed *f)
 static bool splice_some(struct feed *f, int fd)
 {
 	f->src_ready = false;
-	ssize_t r = splice(f->src_fd, NULL, fd, NULL, FEED_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-	if (r > 0)
+	size_t len = FEED_CHUNK;
+	if (f->src_sized && f->src_left < len)
+		len = (size_t)f->src_left;
+	ssize_t r = splice(f->src_fd, NULL, fd, NULL, len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (r > 0) {
 		f->sent += (unsigned long long)r;
-	else if (r == 0)
+		if (f->src_sized)
+			f->src_left -= (unsigned long long)r;
+	} else if (r == 0) {
 		f->src_eof = true;
-	else if (errno == EPIPE)
+		/* A file that shrank under us: it never ends whole. */
+		if (f->src_sized && f->src_left)
+			f->src_errno = EIO;
+	} else if (errno == EPIPE)
 		return false;
 	else if (errno == EINVAL && f->sent == 0)
 		f->splice = false;

@@ -3,7 +3,8 @@
  * inside can so tell a complete stream from one cut short, and never
  * renames a truncated file over the old one. A regular file or a buffer
  * goes as one frame of its known size, read and sent in pieces; a pipe in
- * frames of up to FEED_CHUNK. Two buffers of FEED_CHUNK: the source is
+ * frames of up to FEED_CHUNK. Two buffers of FEED_CHUNK, allocated when
+ * first used (a spliced feed needs none): the source is
  * read into one while the other is written, so that neither side of the
  * copy waits for the other (a pipe's 100 MiB: 0.68 of the plain pipe's
  * throughput with one buffer). Memory stays bounded by them. The
@@ -55,7 +56,8 @@ struct feed {
 void feed_init_fd(struct feed *f, int fd);
 void feed_init_buf(struct feed *f, const char *buf, size_t len);
 /* The bytes of fd as they are, no frames, until its end (or, for a
- * regular file, its size when this was called): exec's stdin. */
+ * regular file, its size when this was called): exec's stdin. A pipe or
+ * a regular file goes by splice(2), never through this process. */
 void feed_init_raw(struct feed *f, int fd);
 /* The bytes of fd as they are until its end, then TAG (FEED_TAG_LEN
  * characters) and their count as %020llu: write's stream from a pipe,
