@@ -147,8 +147,9 @@ static void cache_put(struct app *a, const char *name, const struct ws *ws)
 	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
-		char *line = xasprintf("%s\n%s\n%lld\n", ws->id, ws->workdir ? ws->workdir : "",
-				       ws->expires);
+		char *line = ws->expires > 0
+			     ? xasprintf("%s\n%s\n%lld\n", ws->id, ws->workdir ? ws->workdir : "", ws->expires)
+			     : xasprintf("%s\n%s\n", ws->id, ws->workdir ? ws->workdir : "");
 		bool ok = write_all(fd, line, strlen(line)) == 0;
 		free(line);
 		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
