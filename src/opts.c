@@ -303,8 +303,8 @@ static const struct opt opts[] = {
 	 .help = "the snapshot's name (default: REF-DATE-TIME-XXXX)", .at = OPT_AT(snap.name)},
 	{O_KEY, "snapshot-max", 0, NULL, CMD(C_SNAPSHOT) | CMD(C_FORK), 0, OT_TEXT,
 	 .key = "snapshot_max", .metavar = "SIZE",
-	 .help = "refuse a workspace whose changed files come to more\n"
-		 "(sparse ones in full; default 4g; 0: no limit)"},
+	 .help = "refuse it when its changed files come to more than\n"
+		 "SIZE, a sparse file in full (default 4g; 0: no limit)"},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",
