@@ -17,6 +17,8 @@
 #include "spawn.h"
 #include "workspace.h"
 
+/* A snapshot's name while it is committed: "tmp-" and 16 hex digits. */
+#define SNAP_TMP_PREFIX "tmp-"
 /* The longest field kept of what the engine says (a path, a label). */
 #define SNAP_FIELD_MAX 4096
 
@@ -281,9 +283,13 @@ static int size_check(struct app *a, const char *ref, const char *id, const char
 			       ref, a->engine, ref);
 	if (strcmp(state, "running") == 0) {
 		engine_pause_argv(&argv, a->engine, id, true);
-		if (ws_engine_call(a, &argv, NULL, "cannot pause the workspace", ERR_FAILED, NULL, e) < 0)
+		int rc = ws_engine_call(a, &argv, NULL, "cannot pause the workspace", ERR_FAILED, NULL, e);
+		/* Refused by the engine (stopped, or paused by another since),
+		 * it is not ours to unpause; cut short, the pause may have
+		 * happened all the same. */
+		*paused = rc == 0 || e->kind != ERR_FAILED;
+		if (rc < 0)
 			return -1;
-		*paused = true;
 	}
 	engine_snap_size_argv(&argv, a->engine, id);
 	int rc = ws_engine_call(a, &argv, &out, "inspect --size", ERR_ENGINE, NULL, e);
@@ -325,7 +331,8 @@ static int unpause(struct app *a, const char *ref, const char *id, int rc, struc
 	struct strvec argv = {0};
 	struct err ue = {0};
 	engine_pause_argv(&argv, a->engine, id, false);
-	if (ws_engine_call(a, &argv, NULL, "cannot unpause the workspace", ERR_FAILED, NULL, &ue) < 0) {
+	if (ws_engine_call(a, &argv, NULL, "cannot unpause the workspace", ERR_FAILED, NULL, &ue) < 0 &&
+	    !strstr(ue.msg, "not paused")) {
 		if (rc == 0) {
 			*e = ue;
 			rc = -1;
@@ -366,6 +373,51 @@ static int commit(struct app *a, const char *src, const char *id, const char *re
 	return rc;
 }
 
+/* Removes the name ref; the image goes with its last name. */
+static int untag(struct app *a, const char *ref, struct err *e)
+{
+	struct strvec argv = {0};
+	engine_image_rm_argv(&argv, a->engine, ref);
+	return ws_engine_call(a, &argv, NULL, "cannot remove a name of the snapshot", ERR_FAILED, NULL, e);
+}
+
+/* Gives the image committed as tmp the name name, unless it is taken;
+ * then drops tmp. The engine moves a name without a word: the check
+ * before the tag and the one after leave a snapshot of the same name
+ * made meanwhile its image, or say that it took the name. */
+static int claim(struct app *a, const char *name, const char *tmp, struct snapshot_result *r,
+		 struct err *e)
+{
+	struct snap_row w;
+	bool missing, ours, named;
+	size_t names;
+	struct strvec argv = {0};
+	struct err ignored = {0};
+	int rc = snap_image(a, name, false, &w, &missing, &ours, &named, &names, e);
+	row_free(&w);
+	if (rc == 0 && !missing) {
+		untag(a, tmp, &ignored);
+		return err_set(e, ERR_FAILED, "snapshot %s exists already (made meanwhile); pick another --name", name);
+	}
+	char *full = xasprintf("%s:%s", engine_snap_repo(a->engine), name);
+	if (rc == 0) {
+		engine_tag_argv(&argv, a->engine, r->image_id, full);
+		rc = ws_engine_call(a, &argv, NULL, "cannot name the snapshot", ERR_FAILED, NULL, e);
+	}
+	if (rc == 0)
+		rc = snap_image(a, name, false, &w, &missing, &ours, &named, &names, e);
+	if (rc == 0 && (missing || !w.id || strcmp(w.id, r->image_id) != 0)) {
+		untag(a, tmp, &ignored);
+		rc = err_set(e, ERR_FAILED, "snapshot %s: another snapshot took the name at the same time; pick another --name",
+			     name);
+	} else if (rc == 0) {
+		untag(a, tmp, &ignored);
+	}
+	row_free(&w);
+	free(full);
+	return rc;
+}
+
 /* snapshot and fork's first half: the commit, into r. */
 static int snap_make(struct app *a, struct snapshot_result *r, struct err *e)
 {
@@ -393,22 +445,22 @@ static int snap_make(struct app *a, struct snapshot_result *r, struct err *e)
 			     name, name);
 	if (rc == 0)
 		rc = size_check(a, ref, id, state, &paused, e);
-	char *full = xasprintf("%s:%s", engine_snap_repo(a->engine), name);
-	if (rc == 0)
-		rc = commit(a, ref, id, full, r, e);
+	/* The commit takes a while: under a name of its own, so that a
+	 * snapshot given the same name meanwhile is not moved away from its
+	 * image; the name is given after (claim). */
+	char hex[17];
+	char *tmp = NULL;
+	if (rc == 0 && random_hex(hex, 16) < 0)
+		rc = err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
+	if (rc == 0) {
+		tmp = xasprintf("%s:" SNAP_TMP_PREFIX "%s", engine_snap_repo(a->engine), hex);
+		rc = commit(a, ref, id, tmp, r, e);
+	}
 	if (paused)
 		rc = unpause(a, ref, id, rc, e);
-	/* Another snapshot given the same name at the same time may have
-	 * taken it since the check: the engine moves a name without a word.
-	 * The image that lost it has none; 'snapshots' lists it by ID. */
-	if (rc == 0) {
-		rc = snap_image(a, name, false, &w, &missing, &ours, &named, &names, e);
-		if (rc == 0 && (missing || !w.id || strcmp(w.id, r->image_id) != 0))
-			rc = err_set(e, ERR_FAILED, "snapshot %s: another snapshot took the name at the same time; this one is left as image %.12s, which 'sandbox snapshots' lists ('sandbox destroy --snapshot %.12s' removes it)",
-				     name, r->image_id, r->image_id);
-		row_free(&w);
-	}
-	free(full);
+	if (rc == 0)
+		rc = claim(a, name, tmp, r, e);
+	free(tmp);
 	free(id);
 	free(state);
 	return rc;
@@ -617,12 +669,12 @@ int snap_destroy(struct app *a, const char *name, struct removed_result *r, stru
 		rc = err_set(e, ERR_FAILED, "image %s has no label " LABEL_SNAPSHOT "=true; refusing to remove it",
 			     w.image);
 	if (rc == 0) {
-		/* The image checked, by its ID, when the name is its only one
-		 * (or it has none); else only the name goes, the image stays
-		 * under its others. */
+		/* One of no name: the image checked, by its ID. Else the name,
+		 * fully qualified: the image goes with its last name, but stays
+		 * under its others, and as the parent of a snapshot made from a
+		 * workspace made from it (Docker refuses to remove that by ID). */
 		struct strvec argv = {0};
-		char *ref = by_id || names == 1 ? xstrdup(w.id)
-						: xasprintf("%s:%s", engine_snap_repo(a->engine), name);
+		char *ref = by_id ? xstrdup(w.id) : xasprintf("%s:%s", engine_snap_repo(a->engine), name);
 		engine_image_rm_argv(&argv, a->engine, ref);
 		free(ref);
 		rc = ws_engine_call(a, &argv, NULL, "cannot remove the snapshot", ERR_FAILED, NULL, e);

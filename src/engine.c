@@ -305,6 +305,15 @@ void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
 	strvec_push(out, ref);
 }
 
+void engine_tag_argv(struct strvec *out, const char *engine, const char *image, const char *ref)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "tag");
+	strvec_push(out, "--");
+	strvec_push(out, image);
+	strvec_push(out, ref);
+}
+
 void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause)
 {
 	strvec_push(out, engine);

@@ -69,6 +69,8 @@ const char *engine_snap_repo(const char *engine);
  * sh); it gains the snapshot labels: of (the workspace's name), created. */
 void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
 			const char *ref, const char *of, long long created);
+/* `tag -- IMAGE REF`: REF names IMAGE too, taken from any other. */
+void engine_tag_argv(struct strvec *out, const char *engine, const char *image, const char *ref);
 /* `pause -- CTR`, or `unpause -- CTR`. */
 void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause);
 /* `inspect --size` of one container: "ID\tSTATUS\tSIZE_RW", the bytes of

@@ -532,6 +532,11 @@ static void test_snapshots(void)
 	is_argv(&out, size, "snapshot's size: the changed files' bytes, and the state");
 	strvec_clear(&out);
 
+	engine_tag_argv(&out, "podman", "0123456789abcdef", "localhost/sandbox-snapshot:a");
+	const char *tag[] = {"podman", "tag", "--", "0123456789abcdef", "localhost/sandbox-snapshot:a", NULL};
+	is_argv(&out, tag, "tag: the image by ID, the name, after --");
+	strvec_clear(&out);
+
 	engine_pause_argv(&out, "docker", "0123456789abcdef", true);
 	const char *pause[] = {"docker", "pause", "--", "0123456789abcdef", NULL};
 	is_argv(&out, pause, "pause: by ID, after --");
