@@ -316,6 +316,29 @@ test_expect_success 'snapshot of a paused workspace: refused, it stays paused' '
 	eng unpause "$BIG" >/dev/null
 '
 
+test_expect_success 'snapshot interrupted during its commit: the workspace is unpaused, exit 130' '
+	sb -w "$BIG" exec -c "rm -f /sparse; dd if=/dev/zero of=/sparse2 bs=1 count=0 seek=300M 2>/dev/null" &&
+	sb snapshot "$BIG" --name "$(new_name int1)" >out 2>err &
+	pid=$! &&
+	i=0 &&
+	while [ "$(ctr_state "$BIG")" != paused ] && [ $i -lt 400 ]; do sleep 0.02; i=$((i + 1)); done &&
+	sleep 0.3 &&
+	kill -INT $pid &&
+	{ wait $pid; echo $? >st; } &&
+	cat err &&
+	check "exit $(cat st)" eval "[ $(cat st) = 130 ] || [ $(cat st) = 0 ]" &&
+	check "running: $(ctr_state "$BIG")" test "$(ctr_state "$BIG")" = running &&
+	sb -w "$BIG" exec -- true &&
+	if [ "$ENGINE" = docker ] && [ "$(cat st)" = 130 ]; then
+		# The daemon finishes the commit on its own: wait for it, for
+		# the cleanup below.
+		i=0 &&
+		while [ -z "$(eng images -q --filter label=sandbox.snapshot.of="$BIG")" ] && [ $i -lt 300 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+	fi
+'
+
 test_expect_success 'setup: an image REGISTRY/PATH/sandbox-snapshot:NAME with our labels, not ours' '
 	T2=$(new_name t2) &&
 	EVIL=localhost/${PFX}x/sandbox-snapshot:$T2 &&
