@@ -233,6 +233,10 @@ int tool_write(struct app *a, struct ws *ws, const char *path, struct feed *feed
 	char size[24] = "";
 	if (!feed)
 		snprintf(size, sizeof(size), "%llu", direct);
+	else if (feed->tail) {
+		snprintf(feed->tag, sizeof(feed->tag), "%s", suffix);
+		snprintf(size, sizeof(size), "t");
+	}
 	char *args[] = {arg, suffix, (char *)(expect_sha ? expect_sha : ""), size};
 	struct tool_out out = {0};
 	int rc = tool_run(a, ws, PROTO_WRITE, args, ARRAY_LEN(args), feed, !feed, &out, e);
@@ -285,11 +289,17 @@ int do_write(struct app *a, struct write_result *res, struct err *e)
 	 * size, known beforehand, tells a whole copy from a cut one. */
 	long long direct = a->o.write.content || a->json ? -1 : stdin_file_size();
 	struct feed feed;
-	if (a->o.write.content)
+	if (a->o.write.content) {
 		feed_init_buf(&feed, a->o.write.content, strlen(a->o.write.content));
-	else
+		feed.hashing = a->json; /* only JSON shows it */
+	} else if (direct < 0 && stdin_file_size() < 0) {
+		/* A pipe: its end says how much it was; the tag comes with
+		 * the call (tool_write). */
+		feed_init_tail(&feed, 0, "", a->json);
+	} else {
 		feed_init_fd(&feed, 0);
-	feed.hashing = a->json; /* only JSON shows it */
+		feed.hashing = a->json;
+	}
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0) {
 		feed_free(&feed);

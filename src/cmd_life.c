@@ -93,6 +93,29 @@ int do_stop(struct app *a, struct ref_result *r, struct err *e)
 	return rc;
 }
 
+/* The IDs of every workspace of this engine, as ps gives them. */
+static int ps_ids(struct app *a, struct strvec *ids, struct err *e)
+{
+	struct strvec argv = {0};
+	struct sbuf sb = {0};
+	engine_ps_argv(&argv, a->engine);
+	int rc = ws_engine_call(a, &argv, &sb, "cannot list containers", ERR_ENGINE, NULL, e);
+	for (char *line = rc == 0 && sb.buf ? strtok(sb.buf, "\n") : NULL; line;
+	     line = strtok(NULL, "\n"))
+		if (strlen(line) == 64 && strspn(line, "0123456789abcdef") == 64)
+			strvec_push(ids, line);
+	sbuf_free(&sb);
+	return rc;
+}
+
+static bool holds(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
 /* A number of a label: digits, at most 12 (seconds past the year
  * 33000); anything else is 0, none. */
 static long long label_num(const char *f)
@@ -101,18 +124,22 @@ static long long label_num(const char *f)
 	return n && n <= 12 && !f[n] ? strtoll(f, NULL, 10) : 0;
 }
 
-static bool listed(const struct strvec *ids, const char *id)
+/* A value the describe format prints as JSON: a string without escapes
+ * is its text (in place); null, and anything else, is "". */
+static const char *unjson(char *f)
 {
-	for (size_t i = 0; i < ids->n; i++)
-		if (strcmp(ids->v[i], id) == 0)
-			return true;
-	return false;
+	size_t n = strlen(f);
+	if (n < 2 || f[0] != '"' || f[n - 1] != '"' || memchr(f + 1, '\\', n - 2) ||
+	    memchr(f + 1, '"', n - 2))
+		return "";
+	f[n - 1] = '\0';
+	return f + 1;
 }
 
 /* One line of the describe format into w: false when it is not one (a
- * field too many or too few, an ID the ps did not give). The values are
- * the engine's and our labels', but a container's labels are anybody's
- * who can make one: a row stands only for the container of its ID. */
+ * field too many or too few, an ID the ps did not give). The labels and
+ * the image come as JSON, so that none can add a field or a line: a
+ * container's labels are anybody's who can make one. */
 static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
 {
 	char *f[9] = {line};
@@ -123,16 +150,18 @@ static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
 		*t = '\0';
 		f[n++] = t + 1;
 	}
-	if (n != 9 || !listed(ids, f[0]))
+	if (n != 9 || !holds(ids, f[0]))
 		return false;
 	const char *name = f[1][0] == '/' ? f[1] + 1 : f[1]; /* Docker says "/name" */
 	if (!cfg_valid_container_name(name) || has_control(f[2]) || has_control(f[3]))
 		return false;
+	const char *spec = unjson(f[8]);
 	*w = (struct ws_row){
 		.id = xstrdup(f[0]), .name = xstrdup(name), .state = xstrdup(f[2]),
-		.image = xstrdup(f[3]), .created = label_num(f[4]), .exit = (int)label_num(f[5]),
-		.expires = label_num(f[6]), .idle = (long)label_num(f[7]),
-		.spec = xstrdup(strspn(f[8], "0123456789abcdef") == strlen(f[8]) ? f[8] : ""),
+		.image = xstrdup(unjson(f[3])), .created = label_num(unjson(f[4])),
+		.exit = (int)label_num(f[5]), .expires = label_num(unjson(f[6])),
+		.idle = (long)label_num(unjson(f[7])),
+		.spec = xstrdup(strspn(spec, "0123456789abcdef") == strlen(spec) ? spec : ""),
 	};
 	return true;
 }
@@ -149,15 +178,8 @@ int life_list(struct app *a, struct list_result *r, enum life_which which, struc
 	struct strvec argv = {0}, ids = {0};
 	struct sbuf sb = {0};
 	*r = (struct list_result){.now = (long long)time(NULL)};
-	engine_ps_argv(&argv, a->engine);
-	if (ws_engine_call(a, &argv, &sb, "cannot list containers", ERR_ENGINE, NULL, e) < 0) {
-		sbuf_free(&sb);
+	if (ps_ids(a, &ids, e) < 0)
 		return -1;
-	}
-	for (char *line = strtok(sb.buf ? sb.buf : "", "\n"); line; line = strtok(NULL, "\n"))
-		if (strlen(line) == 64 && strspn(line, "0123456789abcdef") == 64)
-			strvec_push(&ids, line);
-	sbuf_reset(&sb);
 	int rc = 0;
 	if (ids.n) {
 		/* One removed since the ps is no error: the others are listed. */
@@ -193,32 +215,72 @@ int do_list(struct app *a, struct list_result *r, struct err *e)
 	return life_list(a, r, LIFE_WORKSPACES, e);
 }
 
-/* life_remove, with what the engine printed into out: the refs it
- * removed, a line each (a missing one is not printed, and with --force
- * no error). */
-static int remove_saying(struct app *a, const struct strvec *ids, struct removed_result *r,
-			 struct sbuf *said, struct err *e)
-{
-	if (!ids->n)
-		return 0;
-	struct strvec argv = {0};
-	struct sbuf out = {0};
-	engine_rm_argv(&argv, a->engine, ids->v, ids->n);
-	int rc = ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, e);
-	if (said)
-		sbuf_add(said, out.buf ? out.buf : "", out.len);
-	sbuf_free(&out);
-	for (size_t i = 0; i < r->names.n; i++)
-		ws_forget(a, r->names.v[i]);
-	for (size_t i = 0; rc == 0 && i < ids->n; i++)
-		copy_forget(ids->v[i]);
-	return rc;
-}
+#define RM_ROUNDS 3
 
+/* Removes the chosen workspaces (ids, and r->names beside them); r->names
+ * keeps those this call removed: the ones an rm named. One rm for all of
+ * them; when it does not name them all, one ps says which still exist,
+ * and those go in another rm (RM_ROUNDS in all). Podman 4.3's rm --force
+ * removes nothing, says nothing and exits 0 when one of its arguments is
+ * gone already, as one is when another process removed it since we
+ * listed it; Docker's fails for one that another rm is removing. One
+ * that is gone without being named was removed by someone else. */
 int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
 		struct err *e)
 {
-	return remove_saying(a, ids, r, NULL, e);
+	size_t n = ids->n;
+	if (!n)
+		return 0;
+	enum fate { LEFT, REMOVED, GONE } *fate = xmalloc(n * sizeof(*fate));
+	for (size_t i = 0; i < n; i++)
+		fate[i] = LEFT;
+	struct err rm_err = {0};
+	size_t left = n;
+	int rc = 0;
+	for (int round = 0; round < RM_ROUNDS && left && rc == 0; round++) {
+		struct strvec argv = {0}, these = {0}, named = {0}, still = {0};
+		struct sbuf out = {0};
+		for (size_t i = 0; i < n; i++)
+			if (fate[i] == LEFT)
+				strvec_push(&these, ids->v[i]);
+		engine_rm_argv(&argv, a->engine, these.v, these.n);
+		rm_err = (struct err){0};
+		ws_engine_call(a, &argv, &out, "cannot remove", ERR_ENGINE, NULL, &rm_err);
+		for (char *line = out.buf ? strtok(out.buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
+			strvec_push(&named, line);
+		for (size_t i = 0; i < n; i++)
+			if (fate[i] == LEFT && holds(&named, ids->v[i])) {
+				fate[i] = REMOVED;
+				left--;
+			}
+		if (left && ps_ids(a, &still, e) < 0)
+			rc = rm_err.msg[0] ? err_set(e, rm_err.kind, "%s", rm_err.msg) : -1;
+		for (size_t i = 0; rc == 0 && left && i < n; i++)
+			if (fate[i] == LEFT && !holds(&still, ids->v[i])) {
+				fate[i] = GONE;
+				left--;
+			}
+		sbuf_free(&out);
+		strvec_clear(&these);
+		strvec_clear(&named);
+		strvec_clear(&still);
+	}
+	struct strvec removed = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (fate[i] == LEFT)
+			continue;
+		ws_forget(a, r->names.v[i]);
+		copy_forget(ids->v[i]);
+		if (fate[i] == REMOVED)
+			strvec_push(&removed, r->names.v[i]);
+	}
+	if (rc == 0 && left)
+		rc = rm_err.msg[0] ? err_set(e, rm_err.kind, "%s", rm_err.msg)
+				   : err_set(e, ERR_ENGINE, "cannot remove %zu of the workspaces: the engine did not say why", left);
+	strvec_clear(&r->names);
+	r->names = removed;
+	free(fate);
+	return rc;
 }
 
 bool life_expired(const struct ws_row *w, long long now)
@@ -258,42 +320,68 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	return rc;
 }
 
-static bool said_id(const struct sbuf *said, const char *id)
+/* The line of an inspect by engine_check_argv that is ref's: its name,
+ * else its ID or an ID's prefix, as the engine resolves it; NULL when
+ * the engine found no such container. */
+static char **line_of(char **lines, size_t n, const char *ref)
 {
-	size_t n = strlen(id);
-	for (const char *p = said->buf; p && (p = strstr(p, id)); p += n)
-		if ((p == said->buf || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-	return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = strchr(lines[i], '\t');
+		if (!name)
+			continue;
+		name += name[1] == '/' ? 2 : 1; /* Docker says "/name" */
+		size_t len = strcspn(name, "\t");
+		if (strlen(ref) == len && strncmp(name, ref, len) == 0)
+			return &lines[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(lines[i], ref, strlen(ref)) == 0 && lines[i][strlen(ref)] != '\0')
+			return &lines[i];
+	return NULL;
 }
 
-/* The cached refs whose ID the engine did not say it removed: the cache
- * was stale (the container went some other way, and the name may be
- * another's now). Checked as without a cache, and removed. */
-static int destroy_stale(struct app *a, const struct strvec *ids, const struct strvec *cached,
-			 const struct sbuf *said, struct removed_result *r, struct err *e)
+/* Checks refs (each a valid ref already) in one inspect: their IDs into
+ * ids and their names into names, the same order; a missing one is
+ * forgotten and skipped; one without the workspace label refuses all. */
+static int check_refs(struct app *a, const struct strvec *refs, struct strvec *ids,
+		      struct strvec *names, struct err *e)
 {
-	struct strvec again = {0};
-	int rc = 0;
-	for (size_t i = 0; i < ids->n && rc == 0; i++) {
-		const char *name = r->names.v[i];
-		bool was_cached = false;
-		for (size_t k = 0; k < cached->n; k++)
-			was_cached |= strcmp(cached->v[k], name) == 0;
-		if (!was_cached || said_id(said, ids->v[i]))
+	struct strvec argv = {0}, lines = {0};
+	struct sbuf out = {0};
+	bool missing = false;
+	engine_check_argv(&argv, a->engine, refs->v, refs->n);
+	int rc = ws_engine_call(a, &argv, &out, "inspect", ERR_ENGINE, &missing, e);
+	for (char *line = rc == 0 && out.buf ? strtok(out.buf, "\n") : NULL; line;
+	     line = strtok(NULL, "\n"))
+		strvec_push(&lines, line);
+	for (size_t i = 0; rc == 0 && i < refs->n; i++) {
+		const char *ref = refs->v[i];
+		char **line = line_of(lines.v, lines.n, ref);
+		if (!line) {
+			ws_forget(a, ref);
 			continue;
-		ws_forget(a, name);
-		enum ws_state state;
-		struct ws ws;
-		rc = checked(a, name, &state, &ws, e);
-		if (rc == 0 && state != WS_MISSING)
-			strvec_push(&again, ws.id);
-		ws_free(&ws);
+		}
+		/* ID, name, the label as JSON: a label cannot add a field or
+		 * a line. */
+		char *f[3] = {*line}, *t = *line;
+		int nf = 1;
+		while (nf < 3 && (t = strchr(t, '\t'))) {
+			*t++ = '\0';
+			f[nf++] = t;
+		}
+		const char *id = f[0];
+		if (nf != 3 || strchr(f[2], '\t') || strlen(id) != 64 ||
+		    strspn(id, "0123456789abcdef") != 64)
+			rc = err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
+		else if (strcmp(f[2], "\"true\"") != 0)
+			rc = err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
+		if (rc < 0)
+			break;
+		strvec_push(ids, id);
+		strvec_push(names, ref);
 	}
-	struct removed_result more = {0};
-	if (rc == 0)
-		rc = life_remove(a, &again, &more, e);
-	strvec_clear(&again);
+	strvec_clear(&lines);
+	sbuf_free(&out);
 	return rc;
 }
 
@@ -320,32 +408,42 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	for (size_t i = 0; i < a->o.args.n; i++)
 		if (ws_check_ref(a->o.args.v[i], e) < 0)
 			return -1;
-	/* Check every ref first: a refused one means nothing is removed. */
-	struct strvec ids = {0}, cached = {0};
-	int rc = 0;
-	for (size_t i = 0; i < a->o.args.n && rc == 0; i++) {
-		enum ws_state state = WS_RUNNING;
+	/* Check every ref first, in one inspect: a refused one means nothing
+	 * is removed. An ID verified before (ws_cached) needs no inspect: IDs
+	 * are never reused, so it can only be that workspace. */
+	struct strvec ids = {0}, unknown = {0}, cached = {0};
+	for (size_t i = 0; i < a->o.args.n; i++) {
 		struct ws ws;
-		/* An ID verified before (ws_cached) needs no inspect: IDs are
-		 * never reused, so it can only be that workspace. */
-		if (ws_cached(a, a->o.args.v[i], &ws))
-			strvec_push(&cached, a->o.args.v[i]);
-		else
-			rc = checked(a, a->o.args.v[i], &state, &ws, e);
-		if (rc == 0 && state != WS_MISSING) {
+		if (ws_cached(a, a->o.args.v[i], &ws)) {
 			strvec_push(&ids, ws.id);
 			strvec_push(&r->names, ws.name);
-		} else if (rc == 0) {
-			ws_forget(a, a->o.args.v[i]);
+			strvec_push(&cached, ws.name);
+		} else {
+			strvec_push(&unknown, a->o.args.v[i]);
 		}
 		ws_free(&ws);
 	}
-	struct sbuf said = {0};
+	int rc = unknown.n ? check_refs(a, &unknown, &ids, &r->names, e) : 0;
 	if (rc == 0)
-		rc = remove_saying(a, &ids, r, &said, e);
-	if (rc == 0 && cached.n)
-		rc = destroy_stale(a, &ids, &cached, &said, r, e);
-	sbuf_free(&said);
+		rc = life_remove(a, &ids, r, e);
+	/* A cached ID the engine did not remove was gone already: the cache
+	 * was stale, and the name may be another container's now. */
+	struct strvec stale = {0}, again = {0};
+	for (size_t i = 0; rc == 0 && i < cached.n; i++)
+		if (!holds(&r->names, cached.v[i]))
+			strvec_push(&stale, cached.v[i]);
+	if (rc == 0 && stale.n) {
+		struct removed_result more = {0};
+		rc = check_refs(a, &stale, &again, &more.names, e);
+		if (rc == 0)
+			rc = life_remove(a, &again, &more, e);
+		for (size_t i = 0; i < more.names.n; i++)
+			strvec_push(&r->names, more.names.v[i]);
+		removed_result_free(&more);
+	}
+	strvec_clear(&stale);
+	strvec_clear(&again);
+	strvec_clear(&unknown);
 	strvec_clear(&cached);
 	strvec_clear(&ids);
 	if (rc < 0)

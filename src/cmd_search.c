@@ -96,6 +96,26 @@ static void glob_fill(struct app *a, const char *pattern, const struct listing_n
 	res->max_bytes = SEARCH_SHOWN_MAX;
 }
 
+/* The bytes that end every path the pattern matches, for the workspace
+ * to list only names that end with them (SCRIPT_LIST): the run of
+ * printable ASCII at the pattern's end up to the first character that
+ * means something to a glob, find's -name, or braces. Empty when the
+ * pattern ends with one. */
+static void glob_suffix(const char *pattern, char *out, size_t cap)
+{
+	size_t n = strlen(pattern), i = n;
+	while (i > 0) {
+		unsigned char c = (unsigned char)pattern[i - 1];
+		if (c < 0x20 || c >= 0x7f || strchr("*?[]{}\\/,!^", c))
+			break;
+		i--;
+	}
+	if (n - i >= cap)
+		i = n;
+	memcpy(out, pattern + i, n - i);
+	out[n - i] = '\0';
+}
+
 int do_glob(struct app *a, struct glob_result *res, struct err *e)
 {
 	*res = (struct glob_result){0};
@@ -118,7 +138,10 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 	out.ctx = &r;
 	listing_init(&r.listing, glob_entry, &r);
 	listing_newest_init(&r.newest, (size_t)a->o.glob.limit, SEARCH_SHOWN_MAX);
-	int rc = tool_run(a, &ws, PROTO_LIST, &arg, 1, NULL, false, &out, e);
+	char end[256];
+	glob_suffix(pattern, end, sizeof(end));
+	char *args[] = {arg, end};
+	int rc = tool_run(a, &ws, PROTO_LIST, args, ARRAY_LEN(args), NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0)
 		rc = tool_refusal(head, base_dir(a->o.glob.path), e);
@@ -278,6 +301,33 @@ static int grep_outcome(struct app *a, struct grep_stream *s, struct err *e)
 	return 0;
 }
 
+/* The longest run of printable ASCII in the bytes every match holds,
+ * for the workspace's grep -F to pick the files worth sending (SCRIPT_TAR):
+ * those bytes mean the same to every grep in any locale. Shorter than
+ * GREP_LIT_MIN, nearly every file holds it: reading them all twice
+ * would cost more than it saves. */
+#define GREP_LIT_MIN 3
+
+static void grep_literal(const struct rx *rx, char *out, size_t cap, bool *fold)
+{
+	size_t n, best = 0, best_at = 0;
+	const char *lit = rx_literal(rx, &n, fold);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && lit[j] >= 0x20 && lit[j] < 0x7f)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			best_at = i;
+		}
+		i = j + 1;
+	}
+	if (best < GREP_LIT_MIN || best >= cap)
+		best = 0;
+	memcpy(out, lit + best_at, best);
+	out[best] = '\0';
+}
+
 int do_grep(struct app *a, struct grep_result *res, struct err *e)
 {
 	*res = (struct grep_result){0};
@@ -300,7 +350,11 @@ int do_grep(struct app *a, struct grep_result *res, struct err *e)
 				.deadline = now_ms() + (long long)(ws_step_timeout(a) * 1000)};
 	out.ctx = &s;
 	rx_set_stop(ga.rx, grep_stop, &s);
-	int rc = tool_run(a, &ws, PROTO_TAR, &arg, 1, NULL, false, &out, e);
+	char lit[300];
+	bool fold = false;
+	grep_literal(ga.rx, lit, sizeof(lit), &fold);
+	char *args[] = {arg, lit, (char *)(fold ? "i" : "")};
+	int rc = tool_run(a, &ws, PROTO_TAR, args, ARRAY_LEN(args), NULL, false, &out, e);
 	if (rc == 0)
 		rc = grep_outcome(a, &s, e);
 	if (rc == 0) {

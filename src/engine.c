@@ -171,13 +171,25 @@ void engine_describe_argv(struct strvec *out, const char *engine,
 	strvec_push(out, engine);
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
-	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-			 "{{index .Config.Labels \"" LABEL_CREATED "\"}}\t{{.State.ExitCode}}\t"
-			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_IDLE "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_SPEC "\"}}");
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json .Config.Image}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_CREATED "\")}}\t{{.State.ExitCode}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_EXPIRES "\")}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_IDLE "\")}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_SPEC "\")}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, ids, n);
+}
+
+void engine_check_argv(struct strvec *out, const char *engine,
+		       char *const *refs, size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \""
+			 LABEL_WORKSPACE "\")}}");
+	strvec_push(out, "--");
+	strvec_push_all(out, refs, n);
 }
 
 void engine_ps_argv(struct strvec *out, const char *engine)
@@ -194,11 +206,20 @@ void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spe
 {
 	strvec_push(out, engine);
 	strvec_push(out, "ps");
+	strvec_push(out, "--all"); /* Podman's ps leaves out paused ones without it */
 	strvec_push(out, "--no-trunc");
 	strvec_push(out, "--filter=label=" LABEL_WORKSPACE "=true");
 	strvec_pushf(out, "--filter=label=" LABEL_SPEC "=%s", spec);
-	strvec_push(out, "--filter=status=running");
+	strvec_push(out, "--filter=status=paused");
 	strvec_push(out, "--format={{.ID}}\t{{.Names}}");
+}
+
+void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause)
+{
+	strvec_push(out, engine);
+	strvec_push(out, pause ? "pause" : "unpause");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
 }
 
 void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
@@ -312,14 +333,6 @@ void engine_tag_argv(struct strvec *out, const char *engine, const char *image, 
 	strvec_push(out, "--");
 	strvec_push(out, image);
 	strvec_push(out, ref);
-}
-
-void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause)
-{
-	strvec_push(out, engine);
-	strvec_push(out, pause ? "pause" : "unpause");
-	strvec_push(out, "--");
-	strvec_push(out, ctr);
 }
 
 void engine_snap_size_argv(struct strvec *out, const char *engine, const char *ctr)

@@ -71,8 +71,6 @@ void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
 			const char *ref, const char *of, long long created);
 /* `tag -- IMAGE REF`: REF names IMAGE too, taken from any other. */
 void engine_tag_argv(struct strvec *out, const char *engine, const char *image, const char *ref);
-/* `pause -- CTR`, or `unpause -- CTR`. */
-void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause);
 /* `inspect --size` of one container: "ID\tSTATUS\tSIZE_RW", the bytes of
  * the files it changed, at their apparent size (a sparse file counts in
  * full, as a commit writes it). */
@@ -109,11 +107,19 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
  * "ID\tNAME\tSTATE\tIMAGE\tCREATED\tEXIT\tEXPIRES\tIDLE\tSPEC". */
 void engine_describe_argv(struct strvec *out, const char *engine,
 			  char *const *ids, size_t n);
+/* `inspect` of several refs at once: "ID\tNAME\tLABEL" per container
+ * found (LABEL: the value of sandbox.workspace); the engine says "no
+ * such" on stderr for the others. */
+void engine_check_argv(struct strvec *out, const char *engine,
+		       char *const *refs, size_t n);
 /* `ps` listing the full IDs of every workspace, by label. */
 void engine_ps_argv(struct strvec *out, const char *engine);
-/* `ps` of a pool's running workspaces: "ID\tNAMES" per line. */
+/* `ps` of a pool's ready (paused) workspaces: "ID\tNAMES" per line. */
 void engine_pool_ps_argv(struct strvec *out, const char *engine, const char *spec);
-/* `rename -- FROM TO`: the engine makes one rename of a name win. */
+/* `pause -- CTR`, or `unpause`: the engine checks the state under the
+ * container's lock, so of two unpauses one fails. */
+void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, bool pause);
+/* `rename -- FROM TO`. */
 void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
 			const char *to);
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);

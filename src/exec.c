@@ -265,7 +265,7 @@ static void io_prepare(struct exec *x, struct pollfd *pfd)
 		drop_fd(x, &x->win, false);
 		in = NULL;
 	}
-	bool src_wanted = in && !out_ready && feed_wants_src(in);
+	bool src_wanted = in && feed_wants_src(in);
 	pfd[0] = (struct pollfd){x->fds[0], POLLIN, 0};
 	pfd[1] = (struct pollfd){x->fds[1], POLLIN, 0};
 	pfd[2] = (struct pollfd){out_ready ? x->win : -1, POLLOUT, 0};

@@ -1,7 +1,10 @@
 /* feed.c: see feed.h. */
+/* splice(2): Linux's, declared by glibc under _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "feed.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +23,23 @@ void feed_init_fd(struct feed *f, int fd)
 {
 	init(f);
 	f->src_fd = fd;
-	f->stage = xmalloc(FEED_CHUNK);
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t pos = lseek(fd, 0, SEEK_CUR);
 		f->src_sized = true;
 		f->src_size = f->src_left = (unsigned long long)(st.st_size - (pos > 0 ? pos : 0));
 	}
+	f->src_fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+void feed_init_tail(struct feed *f, int fd, const char *tag, bool hashing)
+{
+	feed_init_fd(f, fd);
+	f->src_sized = false; /* a file that grows goes to its end */
+	f->tail = true;
+	f->hashing = hashing;
+	snprintf(f->tag, sizeof(f->tag), "%s", tag);
+	f->splice = f->src_fifo && !hashing;
 }
 
 void feed_init_raw(struct feed *f, int fd)
@@ -34,6 +47,7 @@ void feed_init_raw(struct feed *f, int fd)
 	feed_init_fd(f, fd);
 	f->raw = true;
 	f->hashing = false;
+	f->splice = f->src_fifo || f->src_sized;
 }
 
 void feed_init_buf(struct feed *f, const char *buf, size_t len)
@@ -64,7 +78,8 @@ void feed_rewind(struct feed *f)
 void feed_free(struct feed *f)
 {
 	free(f->stage);
-	f->stage = NULL;
+	free(f->spare);
+	f->stage = f->spare = NULL;
 }
 
 static void header(struct feed *f, unsigned long long n)
@@ -90,15 +105,36 @@ static bool pending(const struct feed *f)
 	return f->headoff < f->headlen || f->payoff < f->paylen;
 }
 
+/* What stage holds becomes the payload, and stage the other buffer:
+ * the source is read into one while the other is written. */
+static void payload_stage(struct feed *f)
+{
+	char *full = f->stage;
+	if (!f->spare)
+		f->spare = xmalloc(FEED_CHUNK);
+	f->stage = f->spare;
+	f->spare = full;
+	payload(f, full, f->nstage);
+	f->nstage = 0;
+}
+
 bool feed_wants_src(const struct feed *f)
 {
-	if (f->src_fd < 0 || f->src_eof || f->src_errno || pending(f))
+	if (f->src_fd < 0 || f->src_eof || f->src_errno)
 		return false;
-	return f->src_sized ? f->src_left > 0 : f->nstage < FEED_CHUNK;
+	if (f->splice)
+		return !f->src_ready && (!f->src_sized || f->src_left > 0);
+	return f->nstage < FEED_CHUNK && (!f->src_sized || f->src_left > 0);
 }
 
 bool feed_read_src(struct feed *f)
 {
+	if (f->splice) {
+		f->src_ready = true; /* feed_write moves the bytes */
+		return true;
+	}
+	if (!f->stage)
+		f->stage = xmalloc(FEED_CHUNK); /* only when copying */
 	size_t want = FEED_CHUNK - f->nstage;
 	if (f->src_sized && f->src_left < want)
 		want = (size_t)f->src_left;
@@ -128,13 +164,30 @@ bool feed_ready(struct feed *f)
 		return true;
 	if (f->ended || f->src_errno)
 		return false;
+	if (f->splice) {
+		if (!f->src_eof && (!f->src_sized || f->src_left > 0))
+			return f->src_ready;
+		if (!f->tail) {
+			f->ended = true;
+			return false;
+		}
+	}
+	if (f->tail) {
+		if (f->nstage) {
+			payload_stage(f);
+		} else if (f->src_eof) {
+			f->headlen = (size_t)snprintf(f->head, sizeof(f->head), "%s%020llu", f->tag, f->sent);
+			f->headoff = 0;
+			f->ended = true;
+		}
+		return pending(f);
+	}
 	if (f->raw) {
 		if (f->buf && f->src_left) {
 			payload(f, f->buf, (size_t)f->src_left);
 			f->src_left = 0;
 		} else if (f->nstage) {
-			payload(f, f->stage, f->nstage);
-			f->nstage = 0;
+			payload_stage(f);
 		} else if (f->src_eof || (f->src_sized && !f->src_left)) {
 			f->ended = true;
 		}
@@ -154,19 +207,45 @@ bool feed_ready(struct feed *f)
 	f->started = true;
 	if (f->src_sized) {
 		if (f->nstage) {
-			payload(f, f->stage, f->nstage);
-			f->nstage = 0;
+			payload_stage(f);
 		} else if (f->src_left == 0) {
 			header(f, 0);
 		}
 	} else if (f->nstage == FEED_CHUNK || (f->src_eof && f->nstage)) {
 		header(f, f->nstage);
-		payload(f, f->stage, f->nstage);
-		f->nstage = 0;
+		payload_stage(f);
 	} else if (f->src_eof) {
 		header(f, 0);
 	}
 	return pending(f);
+}
+
+/* Moves what the source holds into fd, as much as fits; false when fd
+ * is closed. A source that splice cannot take (nothing moved yet) is
+ * copied instead. */
+static bool splice_some(struct feed *f, int fd)
+{
+	f->src_ready = false;
+	size_t len = FEED_CHUNK;
+	if (f->src_sized && f->src_left < len)
+		len = (size_t)f->src_left;
+	ssize_t r = splice(f->src_fd, NULL, fd, NULL, len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (r > 0) {
+		f->sent += (unsigned long long)r;
+		if (f->src_sized)
+			f->src_left -= (unsigned long long)r;
+	} else if (r == 0) {
+		f->src_eof = true;
+		/* A file that shrank under us: it never ends whole. */
+		if (f->src_sized && f->src_left)
+			f->src_errno = EIO;
+	} else if (errno == EPIPE)
+		return false;
+	else if (errno == EINVAL && f->sent == 0)
+		f->splice = false;
+	else if (errno != EAGAIN && errno != EINTR)
+		f->src_errno = errno;
+	return true;
 }
 
 bool feed_write(struct feed *f, int fd)
@@ -175,6 +254,8 @@ bool feed_write(struct feed *f, int fd)
 		return false;
 	if (f->headoff < f->headlen)
 		return true;
+	if (f->splice && f->src_ready && !pending(f) && !f->src_eof)
+		return splice_some(f, fd);
 	return write_some(fd, f->pay, f->paylen, &f->payoff);
 }
 

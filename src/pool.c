@@ -96,7 +96,7 @@ static void hint_set(const struct app *a, const char *spec, bool on)
 
 /* ---- taking ---- */
 
-/* The pool's running workspaces: IDs and names, as the engine says. A
+/* The pool's ready (paused) workspaces: IDs and names, as the engine says. A
  * line that is not ID TAB NAME of the pool is skipped. */
 static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
 		      struct strvec *names, struct err *e)
@@ -129,14 +129,19 @@ static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
 }
 
 /* The name a pool's workspace is taken under: sandbox- and the 12 hex
- * digits its pool name ends with. Every taker of it renames it to that
- * same name, and the engine lets only the first: a later one finds the
- * name is the container's already, or in use (Docker resolves the old
- * name before it takes the container's lock, so renames to names of the
- * takers' own could all succeed, one after the other). */
+ * digits its pool name ends with. */
 static void taken_name(const char *pool_name, char out[32])
 {
 	snprintf(out, 32, "sandbox-%s", pool_name + strlen(pool_name) - 12);
+}
+
+static int pause_ctr(struct app *a, const char *ctr, bool pause, struct err *e)
+{
+	struct strvec argv = {0};
+	engine_pause_argv(&argv, a->engine, ctr, pause);
+	return ws_engine_call(a, &argv, NULL, pause ? "cannot pause a pool's workspace"
+						   : "cannot take a workspace from the pool",
+			      ERR_FAILED, NULL, e);
 }
 
 static int rename_ctr(struct app *a, const char *from, const char *to, struct err *e)
@@ -169,13 +174,17 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 		size_t i = (k + r) % ids.n;
 		char name[32];
 		struct err lost = {0};
+		/* The claim: of two takers, one unpauses it; the other is told
+		 * it is not paused, and tries the next. (A rename is no claim:
+		 * Docker finds the container by its old name before it locks
+		 * it, Podman renames a container to the name it has.) */
+		if (pause_ctr(a, ids.v[i], false, &lost) < 0)
+			continue;
 		taken_name(names.v[i], name);
-		if (rename_ctr(a, names.v[i], name, &lost) < 0)
-			continue; /* another taker's, or gone: the next one */
 		const char *want = a->cfg.name ? a->cfg.name : name;
-		if (a->cfg.name && rename_ctr(a, name, want, e) < 0) {
+		if (rename_ctr(a, ids.v[i], want, e) < 0) {
 			/* The name is taken: back to the pool it goes. */
-			if (rename_ctr(a, name, names.v[i], e) < 0)
+			if (pause_ctr(a, ids.v[i], true, e) < 0)
 				ws_remove(a, ids.v[i], NULL);
 			break;
 		}
@@ -214,7 +223,7 @@ static int pools(struct app *a, struct pool_result *r, const char *spec, struct 
 		if (spec && strcmp(w->spec, spec) != 0)
 			continue;
 		struct pool_row *p = row_of(r, w->spec, w->image);
-		if (strcmp(w->state, "running") == 0)
+		if (strcmp(w->state, "paused") == 0)
 			p->ready++;
 		else
 			p->stopped++;
@@ -240,7 +249,9 @@ static int fill_one(struct app *a, const char *spec, long idle, struct err *e)
 	if (idle > 0 && ws_script(a, &ws, SCRIPT_ARMABLE, e) != 0)
 		rc = e->kind ? -1 : err_set(e, ERR_FAILED, "an idle time cannot work in this workspace: its keep-alive cannot write /tmp (read-only, missing, or not the user's); fill the pool without --idle");
 	if (rc == 0)
-		rc = rename_ctr(a, making, name, e);
+		rc = pause_ctr(a, ws.id, true, e);
+	if (rc == 0)
+		rc = rename_ctr(a, ws.id, name, e);
 	if (rc < 0)
 		ws_remove(a, ws.id, NULL);
 	ws_free(&ws);

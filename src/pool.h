@@ -1,9 +1,10 @@
 /* pool.h: warm pools. A pool is a set of workspaces made ahead of time
  * (sandbox pool fill), each ready for a create of the same spec: the hash
  * of everything that makes a workspace what it is (pool_spec), a label of
- * every workspace. A pool's workspaces are named POOL_NAME_PREFIX SPEC
- * "-" HEX (12 digits); taking one renames it to sandbox-HEX, which the
- * engine lets only one taker do, so no two get the same one. */
+ * every workspace. A pool's workspaces wait paused, named
+ * POOL_NAME_PREFIX SPEC "-" HEX (12 digits); taking one unpauses it, which
+ * the engine lets only one taker do, so no two get the same one; then
+ * renames it to sandbox-HEX (or the name asked for). */
 #ifndef SANDBOX_POOL_H
 #define SANDBOX_POOL_H
 

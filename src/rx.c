@@ -1127,6 +1127,13 @@ static bool rx_find_fold(const char *s, size_t n, const char *lit, size_t k)
 	return false;
 }
 
+const char *rx_literal(const struct rx *rx, size_t *len, bool *fold)
+{
+	*len = rx->litlen;
+	*fold = rx->fold;
+	return rx->lit;
+}
+
 static bool rx_find(const struct rx *rx, const char *s, size_t n)
 {
 	if (rx->fold)

@@ -74,6 +74,11 @@ bool rx_stopped(const struct rx *rx);
 
 void rx_free(struct rx *rx);
 
+/* The bytes that every match contains, one after the other (the
+ * prefilter's literal), *len of them, 0 when there are none; with *fold,
+ * an upper case letter in them stands for either case. */
+const char *rx_literal(const struct rx *rx, size_t *len, bool *fold);
+
 /* For tests: the instructions of the program, and the work rx_match
  * has done so far: bytes stepped plus instructions visited while
  * building states. A call on n bytes adds at most (n + 1) * (size + 1):

@@ -29,6 +29,9 @@ int ws_check_ref(const char *ref, struct err *e)
 {
 	if (!cfg_valid_container_name(ref))
 		return err_set(e, ERR_USAGE, "'%s' is not a workspace ref: expected a container name like sandbox-0123456789ab", ref);
+	/* A pool's workspace waits for a taker: nobody's yet. */
+	if (strncmp(ref, "sandbox-pool", 12) == 0)
+		return err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
 	return 0;
 }
 

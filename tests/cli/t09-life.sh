@@ -151,6 +151,35 @@ test_expect_success 'destroy of several refs, one of them gone already' '
 	ctr_gone "$D2"
 '
 
+# The racing engine: the real one, but before an rm, the container whose
+# ID is in the file "victim" is removed behind the back of sandbox, as
+# another process would.
+RACER=$TRASH/racing/$ENGINE
+mkdir -p "$TRASH/racing"
+cat >"$RACER" <<EOF
+#!/bin/sh
+if [ "\$1" = rm ] && [ -s '$TRASH/victim' ]; then
+	'$(command -v "$ENGINE")' rm --force -- "\$(cat '$TRASH/victim')" >/dev/null 2>&1
+fi
+exec '$(command -v "$ENGINE")' "\$@"
+EOF
+chmod 755 "$RACER"
+
+test_expect_success 'destroy of refs, one removed by another process just before the rm: the others go, it is not named' '
+	new_ws R1 &&
+	new_ws R2 &&
+	new_ws R3 &&
+	eng container inspect --format "{{.Id}}" "$R2" >victim &&
+	"$SANDBOX" --engine "$RACER" destroy "$R1" "$R2" "$R3" >out 2>err &&
+	rm victim &&
+	must_be_empty err &&
+	printf "removed %s\n" "$R1" "$R3" >expect &&
+	cmp_file expect out &&
+	ctr_gone "$R1" &&
+	ctr_gone "$R2" &&
+	ctr_gone "$R3"
+'
+
 test_expect_success 'destroy of a stopped workspace' '
 	sb destroy "$S" >out &&
 	cmp_text "removed $S" out &&
@@ -230,7 +259,7 @@ test_expect_success ALONE 'destroy --all with no workspace: exit 0, nothing prin
 test_expect_success ALONE 'list with no workspace: the header only' '
 	alone &&
 	sb list >out &&
-	printf "%-24s %-10s %-32s %s\n" REF STATE IMAGE AGE >expect &&
+	printf "%-24s %-10s %-32s %-5s %s\n" REF STATE IMAGE AGE EXPIRES >expect &&
 	cmp_file expect out
 '
 

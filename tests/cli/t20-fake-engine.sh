@@ -269,6 +269,85 @@ test_expect_success 'destroy --all: all of them, in one rm' '
 	cmp_text 1 n
 '
 
+test_expect_success 'destroy of several refs: one inspect of them all, one rm; by name or ID; a missing one skipped' '
+	fake_engine fakedock && containers &&
+	"$SANDBOX" --engine "$FAKE" destroy sandbox-aaaaaaaaaaa3 sandbox-000000000000 aaaa000000000000000000000000000000000000000000000000000000000001 sandbox-aaaaaaaaaaa2 >out 2>err &&
+	must_be_empty err &&
+	printf "removed %s\n" sandbox-aaaaaaaaaaa3 aaaa000000000000000000000000000000000000000000000000000000000001 sandbox-aaaaaaaaaaa2 >expect &&
+	cmp_file expect out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect rm >expect &&
+	cmp_file expect calls &&
+	fake_argv 2 | sed -n "/^--$/,\$p" >ids &&
+	printf "%s\n" -- aaaa000000000000000000000000000000000000000000000000000000000003 aaaa000000000000000000000000000000000000000000000000000000000001 aaaa000000000000000000000000000000000000000000000000000000000002 >expect &&
+	cmp_file expect ids
+'
+
+test_expect_success 'list: one removed by somebody else between ps and inspect is left out' '
+	fake_engine fakedock && containers &&
+	echo aaaa000000000000000000000000000000000000000000000000000000000009 >"$FAKE_LOG/vanished" &&
+	"$SANDBOX" --engine "$FAKE" list >out 2>err &&
+	must_be_empty err &&
+	awk "NR > 1 { print \$1 }" out >refs &&
+	printf "sandbox-aaaaaaaaaaa%s\n" 1 2 3 4 >expect &&
+	cmp_file expect refs &&
+	fake_calls >calls &&
+	printf "%s\n" ps inspect >expect &&
+	cmp_file expect calls
+'
+
+test_expect_success 'destroy --all: one removed by somebody else before the rm (Docker): not named, no error' '
+	fake_engine fakedock && containers &&
+	echo aaaa000000000000000000000000000000000000000000000000000000000002 >"$FAKE_LOG/vanish-on-rm" &&
+	"$SANDBOX" --engine "$FAKE" destroy --all >out 2>err &&
+	must_be_empty err &&
+	printf "removed sandbox-aaaaaaaaaaa%s\n" 1 3 4 >expect &&
+	cmp_file expect out &&
+	fake_calls >calls &&
+	printf "%s\n" ps inspect rm ps >expect &&
+	cmp_file expect calls
+'
+
+test_expect_success 'destroy --all: an rm that removes nothing when one is gone (Podman 4.3): the others in a second rm' '
+	fake_engine fakedock && containers &&
+	: >"$FAKE_LOG/rm-all-or-nothing" &&
+	echo aaaa000000000000000000000000000000000000000000000000000000000002 >"$FAKE_LOG/vanish-on-rm" &&
+	"$SANDBOX" --engine "$FAKE" destroy --all >out 2>err &&
+	must_be_empty err &&
+	printf "removed sandbox-aaaaaaaaaaa%s\n" 1 3 4 >expect &&
+	cmp_file expect out &&
+	must_be_empty "$FAKE_LOG/containers" &&
+	fake_calls >calls &&
+	printf "%s\n" ps inspect rm ps rm >expect &&
+	cmp_file expect calls &&
+	fake_argv 5 | sed -n "/^--$/,\$p" >ids &&
+	printf "%s\n" -- aaaa000000000000000000000000000000000000000000000000000000000001 aaaa000000000000000000000000000000000000000000000000000000000003 aaaa000000000000000000000000000000000000000000000000000000000004 >expect &&
+	cmp_file expect ids
+'
+
+test_expect_success 'destroy of refs: the same, after the check of each' '
+	fake_engine fakedock && containers &&
+	: >"$FAKE_LOG/rm-all-or-nothing" &&
+	echo aaaa000000000000000000000000000000000000000000000000000000000002 >"$FAKE_LOG/vanish-on-rm" &&
+	"$SANDBOX" --engine "$FAKE" destroy sandbox-aaaaaaaaaaa1 sandbox-aaaaaaaaaaa2 >out 2>err &&
+	must_be_empty err &&
+	cmp_text "removed sandbox-aaaaaaaaaaa1" out &&
+	fake_calls >calls &&
+	printf "%s\n" inspect rm ps rm >expect &&
+	cmp_file expect calls
+'
+
+test_expect_success 'destroy --all: an rm that keeps failing: its message after three tries, exit 255' '
+	fake_engine fakedock && containers &&
+	echo "Error: container is busy" >"$FAKE_LOG/rm-stuck" &&
+	expect_status 255 "$SANDBOX" --engine "$FAKE" destroy --all >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: destroy: cannot remove: Error: container is busy" err &&
+	fake_calls >calls &&
+	printf "%s\n" ps inspect rm ps rm ps rm ps >expect &&
+	cmp_file expect calls
+'
+
 test_expect_success 'list: ref, state, image, age (s below 2m, then m, h from 2h, d from 2d)' '
 	fake_engine fakedock &&
 	now=$(now_s) &&

@@ -229,6 +229,9 @@ test_expect_success 'the disk full half-way: refused, the old file kept, no temp
 	expect_status 1 sb -w "$SMALL" write /small/f <big200k >out 2>err &&
 	must_be_empty out &&
 	cmp_text "sandbox: write: /small/f: the write failed (is the disk full?); the file is unchanged" err &&
+	cat big200k | expect_status 1 sb -w "$SMALL" write /small/f >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: write: /small/f: the write failed (is the disk full?); the file is unchanged" err &&
 	in_ws "$SMALL" "cat /small/f; echo; ls -a /small" >got &&
 	printf "old\n.\n..\nf\n" >expect &&
 	cmp_file expect got
@@ -269,6 +272,13 @@ test_expect_success 'SIGKILL in the middle of stdin: the old file intact' '
 	sb -w "$REF" exec -- cat keep.txt >got &&
 	printf "the old content" >expect &&
 	cmp_file expect got
+'
+
+test_expect_success 'from a pipe, bytes that end as the stream does (a tag and a count): written as they are' '
+	{ printf "data"; printf "0123456789abcdef%020d" 4; } >fake &&
+	cat fake | sb -w "$REF" write fake.txt >out &&
+	sb -w "$REF" exec -- cat fake.txt >got &&
+	cmp_file fake got
 '
 
 test_expect_success 'SANDBOX_WORKSPACE names the workspace; -w wins over it' '

@@ -109,6 +109,22 @@ test_expect_success '{a,b}: alternatives, nested in a path' '
 	cmp_file expect out
 '
 
+test_expect_success 'the workspace lists only names that end as the pattern ends: escaped, braced, odd names still match' '
+	sb -w "$REF" exec -c "mkdir -p /tmp/ends && cd /tmp/ends && for n in a.c .c x.C b.cc \"\$(printf \"n\\nl.c\")\" \"\$(printf \"b\\303.c\")\"; do
+		echo \"\$n\" >\"\$n\" && touch -d @1000000000 \"\$n\"; done" &&
+	sb -w "$REF" glob "*.c" --path /tmp/ends >out &&
+	printf "/tmp/ends/.c\n/tmp/ends/a.c\n/tmp/ends/b\303.c\n\"/tmp/ends/n\\\\nl.c\"\n" >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" glob "a\\.c" --path /tmp/ends >out &&
+	printf "/tmp/ends/a.c\n" >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" glob "{a,x,b}.c" --path /tmp/ends >out &&
+	cmp_file expect out &&
+	sb -w "$REF" glob "*.C" --path /tmp/ends >out &&
+	printf "/tmp/ends/x.C\n" >expect &&
+	cmp_file expect out
+'
+
 test_expect_success '--path: the pattern is relative to it, the paths shown under it' '
 	sb -w "$REF" glob "*.c" --path src >out &&
 	cmp_text src/a.c out &&

@@ -244,6 +244,25 @@ test_expect_success 'names with a colon, a quote, a newline, a tab: quoted C-sty
 	cmp_text "\"r2/a:b.txt\":1:foo" out
 '
 
+test_expect_success 'only the files that hold the bytes every match holds are sent (300 files and more, no newline in a name): all the matches still' '
+	sb -w "$REF" exec -c "mkdir -p r3 r4 && printf \"say HELLO wOrLd\\n\" >r3/x.txt &&
+		printf \"hello world\\n\" >\"r3/\$(printf \"n\\nl.txt\")\" && printf \"hell world\\n\" >r3/no.txt &&
+		cp r3/x.txt r3/no.txt r4/ && printf \"hel\\000lo world\\n\" >r4/bin.txt &&
+		i=0 && while [ \$i -lt 300 ]; do echo filler >r4/f\$i.txt; i=\$((i + 1)); done" &&
+	sb -w "$REF" grep -i "hel+o w[o]rld" --path r3 --output content >out &&
+	cat >expect <<-\EOF &&
+	"r3/n\nl.txt":1:hello world
+	r3/x.txt:1:say HELLO wOrLd
+	EOF
+	cmp_file expect out &&
+	sb -w "$REF" grep "LO w" --path r4 --output count >out &&
+	printf "r4/x.txt:1\n" >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" grep -i "lo W" --path r4 --output count >out &&
+	cmp_file expect out &&
+	expect_status 1 sb -w "$REF" grep "lo w" --path r4 >out 2>/dev/null
+'
+
 test_expect_success PYTHON 'names with a newline in --json: the exact name' '
 	sb -w "$REF" --json grep foo --path r2 --output count >out &&
 	json_check out "[m[\"path\"] for m in d[\"matches\"]] == [\"r2/\\\"q.txt\", \"r2/a:b.txt\", \"r2/new\\nline.txt\", \"r2/plain.txt\", \"r2/tab\\there.txt\"]"

@@ -14,7 +14,7 @@ SETUP="echo once >>/tmp/setup-ran"
 
 # pool_ids SPEC: the IDs of the pool's ready workspaces, sorted.
 pool_ids() {
-	eng ps --no-trunc --filter label=sandbox.spec="$1" --format '{{.ID}} {{.Names}}' |
+	eng ps -a --no-trunc --filter label=sandbox.spec="$1" --filter status=paused --format '{{.ID}} {{.Names}}' |
 		awk '$2 ~ /^sandbox-pool-/ { print $1 }' | sort
 }
 # ready SPEC: its ready count (0 when pool list has no line for it).
@@ -39,9 +39,17 @@ test_expect_success 'pool fill N: N ready workspaces, setup run; prints the spec
 	pool_ids "$SPEC" >ids &&
 	line_count 3 ids &&
 	for id in $(cat ids); do
-		sb -w "$(eng container inspect --format "{{.Name}}" "$id" | sed "s,^/,,")" exec -- cat /tmp/setup-ran >ran || return 1
-		cmp_text once ran || return 1
+		eng container inspect --format "{{.Name}} {{.State.Status}}" "$id" | sed "s,^/,," >st &&
+		grep_file -x -E "sandbox-pool-$SPEC-[0-9a-f]{12} paused" st || return 1
 	done
+'
+
+test_expect_success 'a pool${SQ}s workspace is nobody${SQ}s: not a ref' '
+	name=$(eng container inspect --format "{{.Name}}" "$(head -n 1 ids)" | sed "s,^/,,") &&
+	expect_status 2 sb -w "$name" exec -- true 2>err &&
+	grep_file -F "sandbox: exec: $name is a pool${SQ}s workspace: create one from the pool, or remove the pool with ${SQ}sandbox pool drain${SQ}" err &&
+	expect_status 2 sb destroy "$name" 2>err &&
+	test "$(ctr_state "$name")" = paused
 '
 
 test_expect_success 'pool list: the pool and its counts; list does not show them' '
@@ -73,8 +81,8 @@ test_expect_success 'create of the same spec takes one: a new name, no container
 	id_of "$TAKEN" >id &&
 	grep_file -x -f id before &&
 	check "taken as $TAKEN" test "${TAKEN#sandbox-}" != "$TAKEN" &&
-	eng container inspect --format "{{.Name}}" "$(cat id)" >name &&
-	cmp_text "/$TAKEN" name &&
+	eng container inspect --format "{{.Name}}" "$(cat id)" | sed "s,^/,," >name &&
+	cmp_text "$TAKEN" name &&
 	cmp_text 2 <(ready "$SPEC") &&
 	sb -w "$TAKEN" exec -- cat /tmp/setup-ran >ran &&
 	cmp_text once ran &&
@@ -167,7 +175,9 @@ test_expect_success 'a taken workspace keeps its idle time across a stop and a s
 '
 
 test_expect_success 'pool fill --idle refuses a workspace whose /tmp cannot be written' '
-	expect_status 1 sb pool fill 1 --image "$IMAGE" --idle 1h -- --read-only --tmpfs /workspace 2>err &&
+	ro="--read-only --tmpfs /workspace" &&
+	if [ "$ENGINE" = podman ]; then ro="$ro --read-only-tmpfs=false"; fi &&
+	expect_status 1 sb pool fill 1 --image "$IMAGE" --idle 1h -- $ro 2>err &&
 	grep_file -F "an idle time cannot work in this workspace" err &&
 	sb pool list >out &&
 	line_count 1 out &&

@@ -330,10 +330,18 @@ static void test_pool(void)
 {
 	struct strvec out = {0};
 	engine_pool_ps_argv(&out, "docker", SPEC);
-	const char *exp[] = {"docker", "ps", "--no-trunc", "--filter=label=sandbox.workspace=true",
-			     "--filter=label=sandbox.spec=" SPEC, "--filter=status=running",
+	const char *exp[] = {"docker", "ps", "--all", "--no-trunc", "--filter=label=sandbox.workspace=true",
+			     "--filter=label=sandbox.spec=" SPEC, "--filter=status=paused",
 			     "--format={{.ID}}\t{{.Names}}", NULL};
-	is_argv(&out, exp, "pool ps: running workspaces of the spec, full IDs and names");
+	is_argv(&out, exp, "pool ps: paused workspaces of the spec, full IDs and names");
+	strvec_clear(&out);
+	engine_pause_argv(&out, "docker", "-x", true);
+	const char *p1[] = {"docker", "pause", "--", "-x", NULL};
+	is_argv(&out, p1, "pause: the container after --");
+	strvec_clear(&out);
+	engine_pause_argv(&out, "podman", "c", false);
+	const char *p2[] = {"podman", "unpause", "--", "c", NULL};
+	is_argv(&out, p2, "unpause");
 	strvec_clear(&out);
 	engine_rename_argv(&out, "podman", "sandbox-pool-x", "-odd");
 	const char *exp2[] = {"podman", "rename", "--", "sandbox-pool-x", "-odd", NULL};
@@ -400,13 +408,22 @@ static void test_queries(void)
 	engine_describe_argv(&out, "podman", ids, 3);
 	const char *describe[] = {
 		"podman", "inspect", "--type=container",
-		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{.Config.Image}}\t"
-		"{{index .Config.Labels \"sandbox.created\"}}\t{{.State.ExitCode}}\t"
-		"{{index .Config.Labels \"sandbox.expires\"}}\t"
-		"{{index .Config.Labels \"sandbox.idle\"}}\t"
-		"{{index .Config.Labels \"sandbox.spec\"}}",
+		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json .Config.Image}}\t"
+		"{{json (index .Config.Labels \"sandbox.created\")}}\t{{.State.ExitCode}}\t"
+		"{{json (index .Config.Labels \"sandbox.expires\")}}\t"
+		"{{json (index .Config.Labels \"sandbox.idle\")}}\t"
+		"{{json (index .Config.Labels \"sandbox.spec\")}}",
 		"--", "id1", "id2", "id3", NULL};
 	is_argv(&out, describe, "describe: id, name, status, image, created label, exit code, expires, idle and spec labels, of every id");
+	strvec_clear(&out);
+
+	char *refs[] = {"sandbox-a", "-b"};
+	engine_check_argv(&out, "docker", refs, 2);
+	const char *check[] = {
+		"docker", "inspect", "--type=container",
+		"--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \"sandbox.workspace\")}}",
+		"--", "sandbox-a", "-b", NULL};
+	is_argv(&out, check, "check: id, name, workspace label as JSON, of every ref after --");
 	strvec_clear(&out);
 
 	engine_ps_argv(&out, "docker");
@@ -537,14 +554,6 @@ static void test_snapshots(void)
 	is_argv(&out, tag, "tag: the image by ID, the name, after --");
 	strvec_clear(&out);
 
-	engine_pause_argv(&out, "docker", "0123456789abcdef", true);
-	const char *pause[] = {"docker", "pause", "--", "0123456789abcdef", NULL};
-	is_argv(&out, pause, "pause: by ID, after --");
-	strvec_clear(&out);
-	engine_pause_argv(&out, "podman", "0123456789abcdef", false);
-	const char *unpause[] = {"podman", "unpause", "--", "0123456789abcdef", NULL};
-	is_argv(&out, unpause, "unpause: by ID, after --");
-	strvec_clear(&out);
 
 	char *refs[] = {"sandbox-snapshot:a", "sha256:0123456789ab"};
 	engine_snap_image_argv(&out, "docker", refs, 2);

@@ -239,6 +239,63 @@ static void test_pipe(void)
 	       "(0 bytes to 2 chunks and more)");
 }
 
+/* write's stream from a pipe (feed_init_tail): the bytes, then the tag
+ * and their count in 20 digits; spliced pipe to pipe without hashing,
+ * copied and hashed with it. */
+static void test_tail(void)
+{
+	static const size_t sizes[] = {0, 1, 35, 36, 4095, 65536, 200000, FEED_CHUNK + 1,
+				       2 * FEED_CHUNK + 12345};
+	static const char tag[] = "0123456789abcdef";
+	int bad = 0;
+	for (int hashing = 0; hashing < 2; hashing++)
+		for (size_t i = 0; i < ARRAY_LEN(sizes); i++) {
+			size_t n = sizes[i];
+			char *data = xmalloc(n + 1);
+			fill(data, n);
+			int fd = -1;
+			pid_t pid = writer(data, n, &fd);
+			struct feed f;
+			feed_init_tail(&f, fd, tag, hashing);
+			struct sbuf out = {0};
+			bool good = drive(&f, &out) && f.splice == !hashing && f.sent == n &&
+				    out.len == n + FEED_TAIL_LEN && memcmp(out.buf, data, n) == 0;
+			char end[FEED_TAIL_LEN + 1];
+			snprintf(end, sizeof(end), "%s%020zu", tag, n);
+			good = good && memcmp(out.buf + n, end, FEED_TAIL_LEN) == 0;
+			if (good && hashing) {
+				char hex[65], want_hex[65];
+				unsigned char digest[32];
+				sha256_final(&f.hash, digest);
+				sha256_hex(digest, hex);
+				sha256_buf_hex(data, n, want_hex);
+				good = strcmp(hex, want_hex) == 0;
+			}
+			if (!good)
+				diag("tail of %zu bytes (hashing %d): %zu out, sent %llu", n, hashing, out.len,
+				     f.sent);
+			bad += !good;
+			waitpid(pid, NULL, 0);
+			close(fd);
+			sbuf_free(&out);
+			feed_free(&f);
+			free(data);
+		}
+	is_int(bad, 0, "a tail feed from a pipe: the bytes, the tag and their count; spliced, or "
+	       "copied and hashed");
+
+	/* A source that fails: no tail, so the script throws the file away. */
+	int dfd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	struct feed f;
+	feed_init_tail(&f, dfd, tag, false);
+	struct sbuf out = {0};
+	drive(&f, &out);
+	ok(f.src_errno == EISDIR && !f.ended && out.len == 0, "a tail feed whose source fails: no tail");
+	feed_free(&f);
+	close(dfd);
+	sbuf_free(&out);
+}
+
 static int temp_file(const char *data, size_t n)
 {
 	char name[] = "/tmp/test_feed.XXXXXX";
@@ -345,6 +402,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	test_buffer();
 	test_pipe();
+	test_tail();
 	test_file();
 	test_cut_short();
 	test_raw();

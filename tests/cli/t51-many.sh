@@ -1,0 +1,176 @@
+#!/bin/bash
+# Many at once: 100 workspaces alive together, made by 10 processes at
+# once (10 each). Every create succeeds with a ref of its own; list (and
+# list --json) shows all 100 in at most two engine calls; each one runs
+# a command of its own; destroy --all removes them all, in three engine
+# calls (ps, inspect, one rm). The engine calls are counted by a wrapper
+# engine: a script that appends its subcommand to a log, then runs the
+# real engine.
+#
+# destroy --all acts on every workspace of the engine: that test runs
+# only when the engine has no workspace but this file's (as in t09); else
+# the 100 are destroyed by ref, and lib.sh's cleanup removes whatever a
+# failed test left. It takes about 40 s on Docker and 40 to 60 s on
+# Podman here (2 cores, with other runs going).
+. "$(dirname "$0")/../lib.sh"
+need_engine
+case $BASE_IMAGE in
+*busybox*) ;;
+*) skip_all "scale does not depend on the image; runs with busybox" ;;
+esac
+case $SANDBOX_BIN in
+*/asan/*) skip_all "100 workspaces take the engine's time, not sandbox's; the sanitizer leg would only double it" ;;
+esac
+
+N=10 # processes, and workspaces each: N * N in all
+
+# others: workspaces of the engine that are not this file's.
+others() {
+	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
+		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
+}
+if [ -z "$(others)" ]; then
+	test_set_prereq ALONE
+else
+	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make: $(others | head -n 3 | awk '{print $1}' | tr '\n' ' ')"
+fi
+alone() {
+	local o
+	o=$(others)
+	if [ -n "$o" ]; then
+		echo "error: other workspaces appeared, not running it: $o" >&4
+		return 1
+	fi
+}
+
+# The counting engine: an absolute path (as --engine takes one), which
+# logs its first argument (the subcommand) and runs the real engine. The
+# log's path is written into the script: sandbox passes the engine an
+# allow-list of variables only.
+REAL_ENGINE=$(command -v "$ENGINE")
+WRAP=$TRASH/counting/$ENGINE
+CALLS=$TRASH/counting/calls
+mkdir -p "$TRASH/counting"
+cat >"$WRAP" <<EOF
+#!/bin/sh
+printf '%s\\n' "\$1" >>'$CALLS'
+exec '$REAL_ENGINE' "\$@"
+EOF
+chmod 755 "$WRAP"
+
+# cb ARGS...: sandbox through the counting engine.
+cb() { "$SANDBOX" --engine "$WRAP" "$@"; }
+
+# calls_were LIST: the engine calls since the log was emptied, one
+# subcommand a line, are LIST (a space-separated list).
+calls_were() {
+	# shellcheck disable=SC2086 # one subcommand a word
+	printf '%s\n' $1 >calls.expect
+	cmp_file calls.expect "$CALLS"
+}
+
+# took START: seconds since START (an $EPOCHREALTIME), for the log.
+took() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+test_expect_success "$((N * N)) workspaces created by $N processes at once: each create succeeds, $((N * N)) refs" '
+	: >"$CALLS" &&
+	t0=$EPOCHREALTIME &&
+	pids=() &&
+	for p in $(seq 1 $N); do
+		{
+			for i in $(seq 1 $N); do
+				cb create --image "$IMAGE" >>"ref.$p" 2>>"cerr.$p" ||
+					echo "create $i failed: $?" >>"cerr.$p"
+			done &
+		} &&
+		pids+=($!) || return 1
+	done &&
+	for p in "${pids[@]}"; do
+		wait_exit 240 "$p" || return 1
+	done &&
+	echo "$((N * N)) creates by $N processes: $(took "$t0") s" &&
+	cat cerr.* >cerr &&
+	must_be_empty cerr &&
+	cat ref.* >all &&
+	line_count $((N * N)) all &&
+	sort -u all >refs &&
+	line_count $((N * N)) refs &&
+	no_grep_file -v -E "^sandbox-[0-9a-f]{12}$" refs &&
+	grep -c "^run$" "$CALLS" >n &&
+	cmp_text $((N * N)) n
+'
+
+test_expect_success "list shows all $((N * N)), running, in two engine calls" '
+	: >"$CALLS" &&
+	t0=$EPOCHREALTIME &&
+	cb list >out 2>err &&
+	echo "list: $(took "$t0") s" &&
+	must_be_empty err &&
+	calls_were "ps inspect" &&
+	awk "NR > 1 { print \$1 }" out | sort >listed &&
+	comm -23 refs listed >missing &&
+	must_be_empty missing &&
+	grep -F -f refs out | awk "\$2 != \"running\"" >notrunning &&
+	must_be_empty notrunning
+'
+
+test_expect_success PYTHON "list --json shows all $((N * N)), in two engine calls" '
+	: >"$CALLS" &&
+	cb --json list >out &&
+	calls_were "ps inspect" &&
+	json_check out "set(open(\"refs\").read().split()) <= {w[\"workspace\"] for w in d[\"workspaces\"] if w[\"state\"] == \"running\"}"
+'
+
+test_expect_success "each is usable: an exec in each, $N at once, each with its own output" '
+	t0=$EPOCHREALTIME &&
+	pids=() &&
+	for p in $(seq 1 $N); do
+		{
+			for r in $(cat "ref.$p"); do
+				cb -w "$r" exec -- sh -c "echo \"\$1 \$(hostname)\"" sh "$r" >>"got.$p" 2>>"xerr.$p" ||
+					echo "exec in $r failed: $?" >>"xerr.$p"
+			done &
+		} &&
+		pids+=($!) || return 1
+	done &&
+	for p in "${pids[@]}"; do
+		wait_exit 240 "$p" || return 1
+	done &&
+	echo "$((N * N)) exec by $N processes: $(took "$t0") s" &&
+	cat xerr.* >xerr &&
+	must_be_empty xerr &&
+	for p in $(seq 1 $N); do
+		awk "{ print \$1 }" "got.$p" >said &&
+		cmp_file "ref.$p" said || return 1
+	done &&
+	cat got.* | awk "{ print \$2 }" | sort -u >hosts &&
+	line_count $((N * N)) hosts
+'
+
+test_expect_success ALONE "destroy --all removes all $((N * N)) in three engine calls: ps, inspect, rm" '
+	alone &&
+	: >"$CALLS" &&
+	t0=$EPOCHREALTIME &&
+	cb destroy --all >out 2>err &&
+	echo "destroy --all: $(took "$t0") s" &&
+	must_be_empty err &&
+	calls_were "ps inspect rm" &&
+	sed "s/^/removed /" refs >expect &&
+	sort out >sorted &&
+	cmp_file expect sorted &&
+	no_workspace_left
+'
+
+test_expect_success "destroy by ref removes what is left of the $((N * N)), in two engine calls at most: inspect, rm" '
+	: >"$CALLS" &&
+	t0=$EPOCHREALTIME &&
+	cb destroy $(cat refs) >out 2>err &&
+	echo "destroy of $(wc -l <out) by ref: $(took "$t0") s" &&
+	must_be_empty err &&
+	no_workspace_left &&
+	sed -n "1p; 2p" "$CALLS" >first &&
+	cmp_file "$CALLS" first &&
+	no_grep_file -v -x -e inspect -e rm "$CALLS"
+'
+
+test_done
