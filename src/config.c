@@ -24,6 +24,7 @@ void cfg_init(struct cfg *c)
 	c->pids_limit = CFG_DEFAULT_PIDS_LIMIT;
 	c->max_output = CFG_DEFAULT_MAX_OUTPUT;
 	c->engine_timeout = CFG_DEFAULT_ENGINE_TIMEOUT;
+	c->snapshot_max = CFG_DEFAULT_SNAPSHOT_MAX;
 	c->idle = -1;
 }
 
@@ -201,6 +202,28 @@ static int set_env_pair(struct cfg *c, const char *v, struct err *e)
 	return rc;
 }
 
+/* A size in bytes: digits, then k, m, g or t (powers of 1024) or none;
+ * at most 2^50. */
+static bool parse_size(const char *v, long long *out)
+{
+	size_t digits = strspn(v, "0123456789");
+	if (digits == 0 || digits > 16)
+		return false;
+	int shift = 0;
+	const char *suffix = v + digits;
+	if (*suffix) {
+		const char *at = strchr("kKmMgGtT", *suffix);
+		if (!at || suffix[1])
+			return false;
+		shift = 10 * (int)((at - "kKmMgGtT") / 2 + 1);
+	}
+	long long n = strtoll(v, NULL, 10);
+	if (n > (1LL << 50) >> shift)
+		return false;
+	*out = n << shift;
+	return true;
+}
+
 int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 {
 	long n;
@@ -277,6 +300,9 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		c->engine_timeout = d;
 	} else if (strcmp(key, "copy") == 0) {
 		return set_copy(c, v, e);
+	} else if (strcmp(key, "snapshot_max") == 0) {
+		if (!parse_size(v, &c->snapshot_max))
+			return err_set(e, ERR_USAGE, "snapshot_max '%s': expected a size like 500m or 4g (0: no limit)", v);
 	} else if (strcmp(key, "ttl") == 0 || strcmp(key, "idle") == 0) {
 		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
 			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);

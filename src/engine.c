@@ -109,7 +109,7 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_push_all(out, extra, nextra);
 	strvec_push(out, "--");
 	if (cfg->from)
-		strvec_pushf(out, "%s:%s", SNAPSHOT_REPO, cfg->from);
+		strvec_pushf(out, "%s:%s", engine_snap_repo(engine), cfg->from);
 	else
 		strvec_push(out, cfg->image);
 	strvec_push(out, "-c");
@@ -294,11 +294,20 @@ void engine_image_argv(struct strvec *out, const char *engine, const char *image
 	strvec_push(out, image);
 }
 
+const char *engine_snap_repo(const char *engine)
+{
+	const char *base = strrchr(engine, '/');
+	base = base ? base + 1 : engine;
+	return strncmp(base, "podman", 6) == 0 ? "localhost/" SNAPSHOT_REPO : SNAPSHOT_REPO;
+}
+
 void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
-			const char *name, const char *of, long long created)
+			const char *ref, const char *of, long long created)
 {
 	strvec_push(out, engine);
 	strvec_push(out, "commit");
+	/* Paused by us already (engine_pause_argv): the engine leaves it so.
+	 * Should anyone have unpaused it since, the engine pauses it again. */
 	strvec_push(out, "--pause=true");
 	/* One key a LABEL: Podman takes the rest of the line as the value.
 	 * The values are names and digits, which need no quoting. */
@@ -314,7 +323,27 @@ void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
 	strvec_push(out, "--change=CMD [\"sh\"]");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
-	strvec_pushf(out, "%s:%s", SNAPSHOT_REPO, name);
+	strvec_push(out, ref);
+}
+
+void engine_tag_argv(struct strvec *out, const char *engine, const char *image, const char *ref)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "tag");
+	strvec_push(out, "--");
+	strvec_push(out, image);
+	strvec_push(out, ref);
+}
+
+void engine_snap_size_argv(struct strvec *out, const char *engine, const char *ctr)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "inspect");
+	strvec_push(out, "--type=container");
+	strvec_push(out, "--size");
+	strvec_push(out, "--format={{.Id}}\t{{.State.Status}}\t{{.SizeRw}}");
+	strvec_push(out, "--");
+	strvec_push(out, ctr);
 }
 
 void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ctr)
@@ -323,7 +352,7 @@ void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ct
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
 	strvec_push(out, "--format={{.Id}}\t{{index .Config.Labels \"" LABEL_WORKSPACE "\"}}\t"
-			 "{{.State.Running}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}");
+			 "{{.State.Status}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }
@@ -334,8 +363,9 @@ void engine_snap_image_argv(struct strvec *out, const char *engine, char *const 
 	strvec_push(out, engine);
 	strvec_push(out, "image");
 	strvec_push(out, "inspect");
-	/* Docker's index of an image without labels is an error: with. */
-	strvec_push(out, "--format={{.Id}}\t{{with .Config.Labels}}{{index . \"" LABEL_SNAPSHOT "\"}}\t"
+	/* Docker's index of an image without labels is an error: with. The
+	 * names hold no tab or space: a reference cannot. */
+	strvec_push(out, "--format={{.Id}}\t{{range .RepoTags}} {{.}}{{end}}\t{{with .Config.Labels}}{{index . \"" LABEL_SNAPSHOT "\"}}\t"
 			 "{{index . \"" LABEL_WORKDIR "\"}}\t{{index . \"" LABEL_SNAPSHOT_OF "\"}}\t"
 			 "{{index . \"" LABEL_SNAPSHOT_CREATED "\"}}{{else}}\t\t\t{{end}}\t{{.Size}}");
 	strvec_push(out, "--");

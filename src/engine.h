@@ -49,25 +49,37 @@ struct run_ids {
 /* `run --detach` for a new workspace. extra are the user's own engine run
  * arguments: refused when they would change the name, the labels or the
  * entrypoint, or bring a --network next to a non-default one. When
- * cfg->from names a snapshot, the image is SNAPSHOT_REPO:from, never
+ * cfg->from names a snapshot, the image is engine_snap_repo():from, never
  * pulled. */
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
 		    const struct run_ids *ids, char *const *extra, size_t nextra,
 		    struct err *e);
 
-/* `commit` of workspace ctr (an ID) as SNAPSHOT_REPO:name, paused
- * while it is copied. The image keeps the workspace's files, user,
+/* Our repository as the engine is given it: fully qualified on Podman
+ * (localhost/SNAPSHOT_REPO), whose short names would match the same
+ * repository under any registry; SNAPSHOT_REPO for Docker, which takes a
+ * name as it is. */
+const char *engine_snap_repo(const char *engine);
+/* `commit` of workspace ctr (an ID) as ref (engine_snap_repo():NAME),
+ * paused while it is copied. The image keeps the workspace's files, user,
  * environment and workdir label; it loses what made the container a
  * workspace (the labels sandbox.workspace, nonce and created are made
  * empty: a container run from it by hand is no workspace) and the
  * keep-alive as its command (an entrypoint that runs its arguments, and
  * sh); it gains the snapshot labels: of (the workspace's name), created. */
 void engine_commit_argv(struct strvec *out, const char *engine, const char *ctr,
-			const char *name, const char *of, long long created);
-/* `inspect` of one container for a snapshot: "ID\tLABEL\tRUNNING" on
+			const char *ref, const char *of, long long created);
+/* `tag -- IMAGE REF`: REF names IMAGE too, taken from any other. */
+void engine_tag_argv(struct strvec *out, const char *engine, const char *image, const char *ref);
+/* `inspect --size` of one container: "ID\tSTATUS\tSIZE_RW", the bytes of
+ * the files it changed, at their apparent size (a sparse file counts in
+ * full, as a commit writes it). */
+void engine_snap_size_argv(struct strvec *out, const char *engine, const char *ctr);
+/* `inspect` of one container for a snapshot: "ID\tLABEL\tSTATUS" on
  * the first line, then "TYPE\tSOURCE\tDESTINATION" for each mount. */
 void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ctr);
-/* `image inspect` of one image: "ID\tSNAPSHOT\tWORKDIR\tOF\tCREATED\tSIZE" (the
+/* `image inspect` of one image: "ID\tNAMES\tSNAPSHOT\tWORKDIR\tOF\tCREATED\tSIZE"
+ * (NAMES: " NAME" for each of its names; the
  * labels sandbox.snapshot, sandbox.workdir, sandbox.snapshot.of and
  * created); of several, one such line each. */
 void engine_snap_image_argv(struct strvec *out, const char *engine, char *const *refs,

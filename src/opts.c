@@ -171,7 +171,7 @@ static const struct command commands[] = {
 	 "image (the configured one, or --image). A failed check says what to do;\n"
 	 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
 	 "when one does not.\n", NULL, false, false, NULL},
-	{C_SNAPSHOT, "snapshot", cmd_snapshot, NULL, "snapshot [REF] [--name NAME]",
+	{C_SNAPSHOT, "snapshot", cmd_snapshot, NULL, "snapshot [REF] [--name NAME] [--snapshot-max SIZE]",
 	 "Commit the files of the workspace (REF, -w or SANDBOX_WORKSPACE) to an\n"
 	 "image, " SNAPSHOT_REPO ":NAME, and print NAME. A bind mount or volume is\n"
 	 "not part of it: a line on stderr says so. Default NAME: REF-DATE-TIME-XXXX.\n",
@@ -301,6 +301,10 @@ static const struct opt opts[] = {
 	/* Snapshots. */
 	{O_SNAP_NAME, "name", 0, NULL, CMD(C_SNAPSHOT), 0, OT_TEXT, .metavar = "NAME",
 	 .help = "the snapshot's name (default: REF-DATE-TIME-XXXX)", .at = OPT_AT(snap.name)},
+	{O_KEY, "snapshot-max", 0, NULL, CMD(C_SNAPSHOT) | CMD(C_FORK), 0, OT_TEXT,
+	 .key = "snapshot_max", .metavar = "SIZE",
+	 .help = "refuse it when its changed files come to more than\n"
+		 "SIZE, a sparse file in full (default 4g; 0: no limit)"},
 
 	/* The file tools. */
 	{O_ARG, NULL, 0, "path", CMD(C_READ), CMD(C_READ), OT_TEXT, 1, 0, .metavar = "PATH",

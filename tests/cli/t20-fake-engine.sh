@@ -391,7 +391,8 @@ test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 '
 
 # The snapshots of a fake engine: ID, repository, tag per line of
-# "images"; the answer of image inspect in "image-inspect".
+# "images"; the answer of image inspect in "image-inspect": ID, names
+# (" NAME" each), the labels snapshot, workdir, of, created, and size.
 H1=$(printf "%064d" 1)
 H2=$(printf "%064d" 2)
 test_expect_success 'snapshots: only rows of our repository with a name and an ID are asked about' '
@@ -399,7 +400,7 @@ test_expect_success 'snapshots: only rows of our repository with a name and an I
 	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot good "$H2" other/sandbox-snapshot x \
 		"$H2" sandbox-snapshot "<none>" nothex sandbox-snapshot bad "$H2" sandbox-snapshot -x \
 		>"$FAKE_LOG/images" &&
-	printf "sha256:%s\ttrue\t/src\tws\033[31m\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	printf "sha256:%s\t sandbox-snapshot:good\ttrue\t/src\tws\033[31m\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
 	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
 	must_be_empty err &&
 	fake_calls >calls &&
@@ -418,17 +419,17 @@ test_expect_success 'snapshots: only rows of our repository with a name and an I
 '
 
 test_expect_success 'snapshots: an image without our label is not listed' '
-	printf "sha256:%s\tfalse\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	printf "sha256:%s\t sandbox-snapshot:good\tfalse\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
 	"$SANDBOX" --engine "$FAKE" snapshots >out &&
 	line_count 1 out
 '
 
 test_expect_success 'snapshots: an answer about another image than the one asked: refused' '
-	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\n" "$H2" >"$FAKE_LOG/image-inspect" &&
+	printf "sha256:%s\t sandbox-snapshot:good\ttrue\t/src\tws\t1700000000\t2048\n" "$H2" >"$FAKE_LOG/image-inspect" &&
 	expect_status 255 "$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
 	must_be_empty out &&
 	cmp_text "sandbox: snapshots: image inspect: unexpected answer from the engine" err &&
-	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\nsha256:%s\ttrue\t/src\tws\t1\t2\n" "$H1" "$H1" \
+	printf "sha256:%s\t sandbox-snapshot:good\ttrue\t/src\tws\t1700000000\t2048\nsha256:%s\t sandbox-snapshot:good\ttrue\t/src\tws\t1\t2\n" "$H1" "$H1" \
 		>"$FAKE_LOG/image-inspect" &&
 	expect_status 255 "$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
 	cmp_text "sandbox: snapshots: image inspect: unexpected answer from the engine" err
@@ -436,7 +437,7 @@ test_expect_success 'snapshots: an answer about another image than the one asked
 
 test_expect_success 'create --from: the label is asked for, and the image is never pulled' '
 	fake_engine fakedock &&
-	printf "sha256:%s\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	printf "sha256:%s\t sandbox-snapshot:snap-1\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
 	"$SANDBOX" --engine "$FAKE" create --from snap-1 >/dev/null &&
 	fake_calls >calls &&
 	printf "%s\n" image run >expect &&
@@ -455,11 +456,72 @@ test_expect_success 'create --from: the label is asked for, and the image is nev
 
 test_expect_success 'create --from: a workdir label that is no directory to use: refused' '
 	fake_engine fakedock &&
-	printf "sha256:%s\ttrue\trelative,dir\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	printf "sha256:%s\t sandbox-snapshot:snap-1\ttrue\trelative,dir\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
 	expect_status 1 "$SANDBOX" --engine "$FAKE" create --from snap-1 >out 2>err &&
 	cmp_text "sandbox: create: snapshot snap-1: its label sandbox.workdir is no directory to use; pass --workdir" err &&
 	fake_calls >calls &&
 	cmp_text image calls
+'
+
+test_expect_success 'snapshots: an image gone since the list is left out; the list is taken once more' '
+	fake_engine fakedock &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot one "$H2" sandbox-snapshot two >"$FAKE_LOG/images" &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot one >"$FAKE_LOG/images.next" &&
+	printf "sha256:%s\t sandbox-snapshot:one\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	: >"$FAKE_LOG/image-inspect-gone" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	must_be_empty err &&
+	fake_calls >calls &&
+	printf "%s\n" images image images image >expect &&
+	cmp_file expect calls &&
+	tail -n +2 out | awk "{ print \$1 }" >names &&
+	cmp_text one names
+'
+
+test_expect_success 'snapshots: gone again on the second try: the others are listed' '
+	fake_engine fakedock &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot one "$H2" sandbox-snapshot two >"$FAKE_LOG/images" &&
+	printf "sha256:%s\t sandbox-snapshot:one\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect-gone" &&
+	: >"$FAKE_LOG/gone-keep" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	must_be_empty err &&
+	tail -n +2 out | awk "{ print \$1 }" >names &&
+	cmp_text one names
+'
+
+test_expect_success 'snapshots: an image of no name with our label is listed by its short ID' '
+	fake_engine fakedock &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" "<none>" "<none>" "$H2" "<none>" "<none>" >"$FAKE_LOG/images" &&
+	printf "sha256:%s\t\ttrue\t/src\tws\t1700000000\t2048\nsha256:%s\t other:x\ttrue\t/src\tws\t1700000000\t2048\n" \
+		"$H1" "$H2" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	must_be_empty err &&
+	tail -n +2 out | awk "{ print \$1 }" >names &&
+	cmp_text "${H1:0:12}" names
+'
+
+test_expect_success 'snapshots: an image that does not carry the name listed is left out' '
+	fake_engine fakedock &&
+	printf "sha256:%s\t%s\t%s\n" "$H1" sandbox-snapshot one >"$FAKE_LOG/images" &&
+	printf "sha256:%s\t quay.io/x/sandbox-snapshot:one\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" snapshots >out 2>err &&
+	line_count 1 out
+'
+
+test_expect_success 'podman: a snapshot is asked for and run fully qualified; another name found is refused' '
+	fake_engine podman &&
+	printf "sha256:%s\t localhost/sandbox-snapshot:snap-1\ttrue\t/src\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	"$SANDBOX" --engine "$FAKE" create --from snap-1 >/dev/null &&
+	fake_argv 1 | tail -n 2 >asked &&
+	printf "%s\n" -- localhost/sandbox-snapshot:snap-1 >expect &&
+	cmp_file expect asked &&
+	fake_argv 2 | sed -n "/^--$/,\$p" | head -n 2 >tail &&
+	cmp_file expect tail &&
+	printf "sha256:%s\t quay.io/evil/sandbox-snapshot:snap-1\ttrue\t/etc\tws\t1700000000\t2048\n" "$H1" >"$FAKE_LOG/image-inspect" &&
+	expect_status 1 "$SANDBOX" --engine "$FAKE" create --from snap-1 >out 2>err &&
+	cmp_text "sandbox: create: no snapshot snap-1: the image the engine found is not named sandbox-snapshot:snap-1; refusing to use it" err &&
+	expect_status 1 "$SANDBOX" --engine "$FAKE" destroy --snapshot snap-1 >out 2>err &&
+	cmp_text "sandbox: destroy: no snapshot snap-1: the image the engine found is not named sandbox-snapshot:snap-1; refusing to remove it" err
 '
 
 test_done

@@ -281,4 +281,147 @@ test_expect_success 'a workspace without mounts: nothing on stderr' '
 	must_be_empty err
 '
 
+test_expect_success 'a sparse file over snapshot_max: refused in one line, nothing committed, the workspace runs on' '
+	BIG=$(new_name big) &&
+	new_ws BIG_REF --name "$BIG" &&
+	sb -w "$BIG" exec -c "dd if=/dev/zero of=/sparse bs=1 count=0 seek=1G 2>/dev/null" &&
+	expect_status 1 sb snapshot "$BIG" --name "$(new_name big1)" --snapshot-max 100m >out 2>err &&
+	must_be_empty out &&
+	line_count 1 err &&
+	grep_file -E "^sandbox: snapshot: workspace $BIG: its changed files come to [0-9]{10} bytes \(a sparse file counts in full\), more than snapshot_max, 104857600; nothing committed: remove files, or pass --snapshot-max\$" err &&
+	check "no snapshot" eval "! snap_exists $(new_name big1)" &&
+	check "no image of it" test -z "$(eng images -q --filter label=sandbox.snapshot.of="$BIG")" &&
+	check "running: $(ctr_state "$BIG")" test "$(ctr_state "$BIG")" = running &&
+	sb -w "$BIG" exec -- true
+'
+
+test_expect_success 'snapshot_max from the config; fork is refused the same, and creates nothing' '
+	printf "[sandbox]\nsnapshot_max = 1m\n" >max.ini &&
+	expect_status 1 sb --config max.ini fork "$BIG" --name "$(new_name big2)" >out 2>err &&
+	line_count 1 err &&
+	grep_file "more than snapshot_max, 1048576; nothing committed" err &&
+	ctr_gone "$(new_name big2)" &&
+	check "no image of it" test -z "$(eng images -q --filter label=sandbox.snapshot.of="$BIG")" &&
+	check "running: $(ctr_state "$BIG")" test "$(ctr_state "$BIG")" = running &&
+	expect_status 2 sb snapshot "$BIG" --snapshot-max 1x 2>err &&
+	grep_file "snapshot_max ${SQ}1x${SQ}: expected a size like 500m or 4g (0: no limit)" err
+'
+
+test_expect_success 'snapshot of a paused workspace: refused, it stays paused' '
+	eng pause "$BIG" >/dev/null &&
+	expect_status 1 sb snapshot "$BIG" --name "$(new_name p1)" >out 2>err &&
+	line_count 1 err &&
+	grep_file -E "^sandbox: snapshot: workspace $BIG is paused \(by a snapshot under way\?\); try again when it is done, or ${SQ}[^ ]*$ENGINE unpause $BIG${SQ} first\$" err &&
+	check "paused: $(ctr_state "$BIG")" test "$(ctr_state "$BIG")" = paused &&
+	eng unpause "$BIG" >/dev/null
+'
+
+test_expect_success 'snapshot interrupted during its commit: the workspace is unpaused, exit 130' '
+	sb -w "$BIG" exec -c "rm -f /sparse; dd if=/dev/zero of=/sparse2 bs=1 count=0 seek=300M 2>/dev/null" &&
+	sb snapshot "$BIG" --name "$(new_name int1)" >out 2>err &
+	pid=$! &&
+	i=0 &&
+	while [ "$(ctr_state "$BIG")" != paused ] && [ $i -lt 400 ]; do sleep 0.02; i=$((i + 1)); done &&
+	sleep 0.3 &&
+	kill -INT $pid &&
+	{ wait $pid; echo $? >st; } &&
+	cat err &&
+	check "exit $(cat st)" eval "[ $(cat st) = 130 ] || [ $(cat st) = 0 ]" &&
+	check "running: $(ctr_state "$BIG")" test "$(ctr_state "$BIG")" = running &&
+	sb -w "$BIG" exec -- true &&
+	if [ "$ENGINE" = docker ] && [ "$(cat st)" = 130 ]; then
+		# The daemon finishes the commit on its own: wait for it, for
+		# the cleanup below.
+		i=0 &&
+		while [ -z "$(eng images -q --filter label=sandbox.snapshot.of="$BIG")" ] && [ $i -lt 300 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+	fi
+'
+
+test_expect_success 'setup: an image REGISTRY/PATH/sandbox-snapshot:NAME with our labels, not ours' '
+	T2=$(new_name t2) &&
+	EVIL=localhost/${PFX}x/sandbox-snapshot:$T2 &&
+	eng commit --change "LABEL sandbox.snapshot=true" --change "LABEL sandbox.workdir=/etc" "$SRC" "$EVIL" >/dev/null
+'
+
+test_expect_success 'create --from and destroy --snapshot do not take it for snapshot NAME' '
+	expect_status 1 sb create --from "$T2" --name "$(new_name c8)" >out 2>err &&
+	must_be_empty out &&
+	cmp_text "sandbox: create: no snapshot $T2; ${SQ}sandbox snapshots${SQ} lists them" err &&
+	ctr_gone "$(new_name c8)" &&
+	expect_status 1 sb destroy --snapshot "$T2" >out 2>err &&
+	cmp_text "sandbox: destroy: no snapshot $T2; ${SQ}sandbox snapshots${SQ} lists them" err &&
+	eng image inspect "$EVIL" >/dev/null &&
+	sb snapshots >out &&
+	no_grep_file "^$T2 " out
+'
+
+if [ "$ENGINE" = podman ]; then test_set_prereq PODMAN; fi
+test_expect_success PODMAN 'podman under another name: the short name finds it, and the name check refuses it' '
+	mkdir -p other-bin &&
+	ln -sf "$(command -v podman)" other-bin/engine &&
+	expect_status 1 "$SANDBOX" --engine "$TRASH/other-bin/engine" create --from "$T2" >out 2>err &&
+	cmp_text "sandbox: create: no snapshot $T2: the image the engine found is not named sandbox-snapshot:$T2; refusing to use it" err &&
+	expect_status 1 "$SANDBOX" --engine "$TRASH/other-bin/engine" destroy --snapshot "$T2" >out 2>err &&
+	cmp_text "sandbox: destroy: no snapshot $T2: the image the engine found is not named sandbox-snapshot:$T2; refusing to remove it" err &&
+	eng image inspect "$EVIL" >/dev/null
+'
+
+test_expect_success 'cleanup: the image of another repository' '
+	eng image rm "$EVIL" >/dev/null
+'
+
+test_expect_success 'an image of ours without a name is listed by its short ID; destroy --snapshot ID removes it' '
+	LOST=$(eng commit --change "LABEL sandbox.snapshot=true" --change "LABEL sandbox.snapshot.of=$SRC" "$SRC") &&
+	LOST=${LOST#sha256:} &&
+	echo "$LOST" >>"$TRASH/lost-ids" &&
+	sb snapshots >out &&
+	grep_file "^${LOST:0:12} *$SRC " out &&
+	sb destroy --snapshot "${LOST:0:12}" >out &&
+	cmp_text "removed snapshot ${LOST:0:12}" out &&
+	check "gone" eval "! eng image inspect $LOST >/dev/null 2>&1"
+'
+
+test_expect_success PYTHON 'two snapshots given one name at once: each image is listed, none is lost' '
+	CC=$(new_name cc) &&
+	{ sb snapshot "$SRC" --name "$CC" >out1 2>err1 & } &&
+	{ sb snapshot "$ST" --name "$CC" >out2 2>err2; echo $? >st2; } &&
+	wait &&
+	cat err1 err2 &&
+	snap_exists "$CC" &&
+	for f in err1 err2; do
+		grep -v "^sandbox: snapshot: not in the snapshot: " "$f" >"$f.rest"
+		test ! -s "$f.rest" ||
+		grep -Eqx "sandbox: snapshot: snapshot $CC( exists already; pick another --name, or remove it .*| exists already \(made meanwhile\); pick another --name|: another snapshot took the name at the same time; pick another --name)" "$f.rest" || return 1
+	done &&
+	check "no tmp- name left" test -z "$({ eng images --format "{{.Tag}}" --filter label=sandbox.snapshot.of="$SRC" &&
+		eng images --format "{{.Tag}}" --filter label=sandbox.snapshot.of="$ST"; } | grep "^tmp-")" &&
+	{ eng images -q --no-trunc --filter label=sandbox.snapshot.of="$SRC" &&
+	  eng images -q --no-trunc --filter label=sandbox.snapshot.of="$ST"; } | sed "s/^sha256://" | sort -u >made &&
+	sb --json snapshots >list &&
+	python3 -c "import json, sys
+listed = {s[\"id\"] for s in json.load(open(\"list\"))[\"snapshots\"]}
+made = open(\"made\").read().split()
+unlisted = [i for i in made if i not in listed]
+sys.exit(\"not listed: %s\" % unlisted if unlisted else 0)"
+'
+
+# The images of this file's workspaces that lib.sh's cleanup does not
+# find by name: those of no name, and any left under a tmp- name.
+test_expect_success 'cleanup: the images of no name, or a tmp- name' '
+	for ws in "$SRC" "$ST" "$BIG"; do
+		eng images --no-trunc --filter label=sandbox.snapshot.of="$ws" --format "{{.ID}} {{.Repository}}:{{.Tag}}"
+	done | while read -r id ref; do
+		case $ref in
+		"<none>:<none>") eng image rm "$id" ;;
+		*:tmp-*) eng image rm "$ref" ;;
+		esac >/dev/null 2>&1
+	done
+	sort -u "$TRASH/lost-ids" 2>/dev/null | while read -r id; do
+		eng image rm "$id" >/dev/null 2>&1
+	done
+	true
+'
+
 test_done

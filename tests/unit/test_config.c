@@ -48,6 +48,7 @@ static void test_defaults(void)
 	is_str(c.network, "none", "default network is none");
 	is_int(c.pids_limit, 2048, "default pids_limit is 2048");
 	is_int(c.max_output, 1048576, "default max_output is 1 MiB");
+	ok(c.snapshot_max == 4LL << 30, "default snapshot_max is 4 GiB");
 	ok(c.timeout == 0, "default timeout is none");
 	ok(!c.image && !c.memory && !c.cpus && !c.user && !c.setup && !c.name &&
 	   c.nmounts == 0 && c.env.n == 0, "no image, limits, user, setup, name, mounts or env by default");
@@ -200,6 +201,19 @@ static void test_keys(void)
 	bad("max_output", "-1");
 	bad("max_output", "1k");
 	bad("max_output", "");
+
+	good("snapshot_max", "0");
+	good("snapshot_max", "4g");
+	good("snapshot_max", "100M");
+	good("snapshot_max", "1t");
+	good("snapshot_max", "12345");
+	bad("snapshot_max", "");
+	bad("snapshot_max", "-1");
+	bad("snapshot_max", "1x");
+	bad("snapshot_max", "1gb");
+	bad("snapshot_max", "k");
+	bad("snapshot_max", "2000t");
+	bad("snapshot_max", "99999999999999999999");
 }
 
 static void test_values(void)
@@ -217,6 +231,12 @@ static void test_values(void)
 	is_int(c.pids_limit, -1, "a refused pids_limit keeps the previous one");
 	cfg_set(&c, "max_output", "4096", &e);
 	is_int(c.max_output, 4096, "max_output is stored");
+	cfg_set(&c, "snapshot_max", "3m", &e);
+	ok(c.snapshot_max == 3 << 20, "snapshot_max 3m is 3 MiB");
+	cfg_set(&c, "snapshot_max", "1t", &e);
+	ok(c.snapshot_max == 1LL << 40, "snapshot_max 1t is 1 TiB");
+	cfg_set(&c, "snapshot_max", "1q", &e);
+	ok(c.snapshot_max == 1LL << 40, "a refused snapshot_max keeps the previous one");
 	cfg_set(&c, "image", "a:1", &e);
 	cfg_set(&c, "image", "b:2", &e);
 	is_str(c.image, "b:2", "the last image wins");

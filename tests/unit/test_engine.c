@@ -500,13 +500,22 @@ static void test_snapshots(void)
 	};
 	is_argv(&out, exp, "run --from: the snapshot's image, never pulled");
 	strvec_clear(&out);
+	rc = engine_run_argv(&out, "/usr/bin/podman", &c, &IDS, NULL, 0, &e);
+	ok(rc == 0 && strcmp(out.v[out.n - 3], "localhost/sandbox-snapshot:snap-1") == 0,
+	   "run --from on Podman: the name fully qualified");
+	strvec_clear(&out);
+	ok(strcmp(engine_snap_repo("podman"), "localhost/sandbox-snapshot") == 0 &&
+	   strcmp(engine_snap_repo("/opt/bin/podman-remote"), "localhost/sandbox-snapshot") == 0 &&
+	   strcmp(engine_snap_repo("/usr/bin/docker"), "sandbox-snapshot") == 0,
+	   "our repository: fully qualified for Podman, as it is for Docker");
 	set(&c, "image", "img:2");
 	ok(c.from == NULL && strcmp(c.image, "img:2") == 0, "image after from: the later one wins");
 	ok(cfg_set(&c, "from", "-x", &e) < 0 && strstr(e.msg, "from '-x'"), "from: a name, never an option");
 	ok(cfg_set(&c, "from", "a:b", &e) < 0, "from: a name, no tag of its own");
 	cfg_free(&c);
 
-	engine_commit_argv(&out, "podman", "0123456789abcdef", "ws-1", "ws", CREATED);
+	engine_commit_argv(&out, "podman", "0123456789abcdef", "localhost/sandbox-snapshot:ws-1", "ws",
+			   CREATED);
 	const char *commit[] = {
 		"podman", "commit", "--pause=true",
 		"--change=LABEL sandbox.workspace=\"\"",
@@ -517,7 +526,7 @@ static void test_snapshots(void)
 		"--change=LABEL sandbox.snapshot.created=1700000000",
 		"--change=ENTRYPOINT [\"sh\", \"-c\", \"exec \\\"$@\\\"\", \"sh\"]",
 		"--change=CMD [\"sh\"]",
-		"--", "0123456789abcdef", "sandbox-snapshot:ws-1", NULL,
+		"--", "0123456789abcdef", "localhost/sandbox-snapshot:ws-1", NULL,
 	};
 	is_argv(&out, commit, "commit: paused, the workspace labels emptied, ours set, no keep-alive, by ID");
 	strvec_clear(&out);
@@ -525,23 +534,38 @@ static void test_snapshots(void)
 	engine_snap_ctr_argv(&out, "docker", "ws");
 	const char *ctr[] = {
 		"docker", "inspect", "--type=container",
-		"--format={{.Id}}\t{{index .Config.Labels \"sandbox.workspace\"}}\t{{.State.Running}}"
+		"--format={{.Id}}\t{{index .Config.Labels \"sandbox.workspace\"}}\t{{.State.Status}}"
 		"{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}",
 		"--", "ws", NULL,
 	};
-	is_argv(&out, ctr, "snapshot's inspect: ID, label, and the mounts, one a line");
+	is_argv(&out, ctr, "snapshot's inspect: ID, label, state, and the mounts, one a line");
 	strvec_clear(&out);
+
+	engine_snap_size_argv(&out, "docker", "0123456789abcdef");
+	const char *size[] = {
+		"docker", "inspect", "--type=container", "--size",
+		"--format={{.Id}}\t{{.State.Status}}\t{{.SizeRw}}", "--", "0123456789abcdef", NULL,
+	};
+	is_argv(&out, size, "snapshot's size: the changed files' bytes, and the state");
+	strvec_clear(&out);
+
+	engine_tag_argv(&out, "podman", "0123456789abcdef", "localhost/sandbox-snapshot:a");
+	const char *tag[] = {"podman", "tag", "--", "0123456789abcdef", "localhost/sandbox-snapshot:a", NULL};
+	is_argv(&out, tag, "tag: the image by ID, the name, after --");
+	strvec_clear(&out);
+
 
 	char *refs[] = {"sandbox-snapshot:a", "sha256:0123456789ab"};
 	engine_snap_image_argv(&out, "docker", refs, 2);
 	const char *img[] = {
 		"docker", "image", "inspect",
-		"--format={{.Id}}\t{{with .Config.Labels}}{{index . \"sandbox.snapshot\"}}\t"
+		"--format={{.Id}}\t{{range .RepoTags}} {{.}}{{end}}\t"
+		"{{with .Config.Labels}}{{index . \"sandbox.snapshot\"}}\t"
 		"{{index . \"sandbox.workdir\"}}\t{{index . \"sandbox.snapshot.of\"}}\t"
 		"{{index . \"sandbox.snapshot.created\"}}{{else}}\t\t\t{{end}}\t{{.Size}}",
 		"--", "sandbox-snapshot:a", "sha256:0123456789ab", NULL,
 	};
-	is_argv(&out, img, "image inspect: the snapshot labels, an image without labels too");
+	is_argv(&out, img, "image inspect: its names, the snapshot labels, an image without labels too");
 	strvec_clear(&out);
 
 	engine_snap_list_argv(&out, "podman");
