@@ -369,6 +369,31 @@ no_workspace_left() {
 	fi
 }
 
+# others: workspaces of the engine that are not this file's.
+others() {
+	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
+		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
+}
+# alone_prereq: ALONE when the engine has no workspace but this file's,
+# for the tests that act on every workspace of the engine (skipped, not
+# failed, on a machine where others exist).
+alone_prereq() {
+	if [ -z "$(others)" ]; then
+		test_set_prereq ALONE
+	else
+		test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make: $(others | head -n 3 | awk '{print $1}' | tr '\n' ' ')"
+	fi
+}
+# alone: checked again right before a command that acts on all of them.
+alone() {
+	local o
+	o=$(others)
+	if [ -n "$o" ]; then
+		echo "error: other workspaces appeared, not running it: $o" >&4
+		return 1
+	fi
+}
+
 ctr_exists() { eng container inspect "$1" >/dev/null 2>&1; }
 ctr_gone() {
 	if ctr_exists "$1"; then

@@ -7,26 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_engine
 
-# others: workspaces of the engine that are not this file's.
-others() {
-	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
-		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
-}
-if [ -z "$(others)" ]; then
-	test_set_prereq ALONE
-else
-	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make: $(others | head -n 3 | awk '{print $1}' | tr '\n' ' ')"
-fi
-
-# alone: checked again right before a command that acts on all of them.
-alone() {
-	local o
-	o=$(others)
-	if [ -n "$o" ]; then
-		echo "error: other workspaces appeared, not running it: $o" >&4
-		return 1
-	fi
-}
+alone_prereq
 
 test_expect_success 'setup: a workspace with a file in it' '
 	new_ws REF &&

@@ -24,24 +24,7 @@ esac
 
 N=10 # processes, and workspaces each: N * N in all
 
-# others: workspaces of the engine that are not this file's.
-others() {
-	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
-		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
-}
-if [ -z "$(others)" ]; then
-	test_set_prereq ALONE
-else
-	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make: $(others | head -n 3 | awk '{print $1}' | tr '\n' ' ')"
-fi
-alone() {
-	local o
-	o=$(others)
-	if [ -n "$o" ]; then
-		echo "error: other workspaces appeared, not running it: $o" >&4
-		return 1
-	fi
-}
+alone_prereq
 
 # The counting engine: an absolute path (as --engine takes one), which
 # logs its first argument (the subcommand) and runs the real engine. The

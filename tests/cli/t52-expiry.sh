@@ -17,15 +17,7 @@ stopped() { [ "$(ctr_state "$1")" = exited ]; }
 # list_expires REF: the EXPIRES column of REF's line.
 list_expires() { sb list | awk -v r="$1" '$1 == r { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print }'; }
 
-others() {
-	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
-		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
-}
-if [ -z "$(others)" ]; then
-	test_set_prereq ALONE
-else
-	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make"
-fi
+alone_prereq
 
 test_expect_success 'a bad --ttl or --idle is a usage error, and nothing is made' '
 	before=$(our_workspaces | wc -l) &&
@@ -84,6 +76,7 @@ test_expect_success 'ttl: past its deadline a running workspace is expired too (
 '
 
 test_expect_success ALONE 'prune --expired: the expired ones only, running or not' '
+	alone &&
 	new_ws LIVE --ttl 1h --idle 1h &&
 	sb prune --expired >out &&
 	sort out >got &&
@@ -133,6 +126,13 @@ test_expect_success 'idle: the file tools count as commands too' '
 		test "$(ctr_state "$TOOLS")" = running || return 1
 		sleep 1
 	done
+'
+
+test_expect_success 'a FIFO the workspace plants at the use mark holds up no call' '
+	new_ws FIFO --idle 1h &&
+	sb -w "$FIFO" exec -c "rm -f /tmp/.sandbox-used && mkfifo /tmp/.sandbox-used" &&
+	timeout 30 "$SANDBOX" --engine "$ENGINE" -w "$FIFO" exec -- echo through >out &&
+	cmp_text through out
 '
 
 test_expect_success 'ttl and idle together: list shows both' '

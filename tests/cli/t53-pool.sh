@@ -21,15 +21,7 @@ pool_ids() {
 ready() { sb pool list | awk -v s="$1" '$1 == s { n = $2 } END { print n + 0 }'; }
 id_of() { eng container inspect --format '{{.Id}}' "$1"; }
 
-others() {
-	eng ps -a --filter label=sandbox.workspace=true --format '{{.Names}} {{.Image}}' |
-		awk -v img="$IMAGE" '$2 != img && $2 != "localhost/" img && $2 != "docker.io/" img'
-}
-if [ -z "$(others)" ]; then
-	test_set_prereq ALONE
-else
-	test_skip_reason[ALONE]="$ENGINE has workspaces this test did not make"
-fi
+alone_prereq
 
 test_expect_success 'pool fill N: N ready workspaces, setup run; prints the spec' '
 	sb pool fill 3 --image "$IMAGE" --setup "$SETUP" >out 2>err &&
@@ -253,6 +245,7 @@ test_expect_success 'pool drain --spec: that pool only' '
 '
 
 test_expect_success ALONE 'destroy --all removes the pools too' '
+	alone &&
 	sb pool fill 1 --image "$IMAGE" >/dev/null 2>&1 &&
 	sb destroy --all >out &&
 	grep_file -E "^removed sandbox-pool-" out &&
