@@ -147,14 +147,13 @@ fi
 
 test_expect_success SILENT 'DOCKER_HOST that accepts and never answers: exec and read fail within engine_timeout' '
 	silent_port &&
-	export DOCKER_HOST=tcp://127.0.0.1:$(cat port) &&
-	{ SANDBOX_CONFIG=$TRASH/quick.ini "$SANDBOX" --engine docker -w "$REF" exec -- true >out 2>err & } &&
+	hang=tcp://127.0.0.1:$(cat port) &&
+	{ DOCKER_HOST=$hang SANDBOX_CONFIG=$TRASH/quick.ini "$SANDBOX" --engine docker -w "$REF" exec -- true >out 2>err & } &&
 	expect_status 255 wait_exit 60 $! &&
 	grep_file "within 2s (engine_timeout)" err &&
-	{ SANDBOX_CONFIG=$TRASH/quick.ini "$SANDBOX" --engine docker -w "$REF" read /etc/passwd >out 2>err & } &&
+	{ DOCKER_HOST=$hang SANDBOX_CONFIG=$TRASH/quick.ini "$SANDBOX" --engine docker -w "$REF" read /etc/passwd >out 2>err & } &&
 	expect_status 255 wait_exit 60 $! &&
 	grep_file "within 2s (engine_timeout)" err &&
-	unset DOCKER_HOST &&
 	kill $SILENT_PID
 '
 
