@@ -155,7 +155,6 @@ int do_glob(struct app *a, struct glob_result *res, struct err *e)
 		if (r.newest.total == 0)
 			rc = 1;
 	}
-	listing_free(&r.listing);
 	listing_newest_free(&r.newest);
 	tool_out_free(&out);
 	free(arg);

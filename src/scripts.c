@@ -310,7 +310,12 @@ const char SCRIPT_WRITE[] =
 /* With END, only the names that end with it (the bytes that every match
  * of the pattern ends with, none of them special to find's -name): the
  * others cannot match, and their stat is most of the work. LC_ALL=C: in
- * another locale, -name's '*' may not match a name that is not UTF-8. */
+ * another locale, -name's '*' may not match a name that is not UTF-8.
+ * One walk: find hands the names to stat in batches. Neither has a way
+ * to end a name with a NUL in BusyBox (no -printf, no --printf); the
+ * ".//" that every path starts with, and no name can hold, is what
+ * tells the records apart (listing.h), and the "//" at the end says the
+ * answer is whole. */
 const char SCRIPT_LIST[] =
 	SAFE_PATH
 	"d=$1 s=$2\n"
@@ -320,9 +325,8 @@ const char SCRIPT_LIST[] =
 	"echo OK\n"
 	"LC_ALL=C; export LC_ALL\n"
 	"if [ -n \"$s\" ]; then set -- -type f -name \"*$s\"; else set -- -type f; fi\n"
-	"find . -name .git -prune -o \"$@\" -print0 2>/dev/null\n"
-	"printf '\\000'\n"
-	"find . -name .git -prune -o \"$@\" -exec stat -c '%Y %n' {} + 2>/dev/null\n"
+	"find .// -name .git -prune -o \"$@\" -exec stat -c '%Y %n' {} + 2>/dev/null\n"
+	"printf //\n"
 	"exit 0\n";
 
 /* Several tar archives, one after the other, when xargs splits the list:

@@ -107,9 +107,9 @@ extern const char SCRIPT_READ[];
  * that hash. "OK CREATED" (1 or 0) at the end. */
 extern const char SCRIPT_WRITE[];
 
-/* sh -c SCRIPT_LIST sh DIR: "OK", then every regular file under DIR
- * (.git not descended) as ./NAME\0, then \0, then "MTIME ./NAME\n" for
- * each, from stat. */
+/* sh -c SCRIPT_LIST sh DIR END: "OK", then "MTIME .//NAME\n" for every
+ * regular file under DIR whose name ends with END (.git not descended),
+ * from stat, then "//" (listing.h). */
 extern const char SCRIPT_LIST[];
 
 /* sh -c SCRIPT_TAR sh PATH: "OK D" and a tar stream of every regular

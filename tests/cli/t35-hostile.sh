@@ -255,6 +255,32 @@ test_expect_success 'hostile directory names: created by write, searched by glob
 	no_pwned "$REF"
 '
 
+# The workspace lists files as stat writes them, "MTIME .//NAME" and a
+# newline (listing.h): names that hold a newline, then what looks like
+# the start or the end of a record, or a directory named so with a file
+# in it, must come back whole, and no other name with them.
+test_expect_success 'names that look like the records of the listing after a newline: each read whole, none forged' '
+	sb -w "$REF" exec -c "mkdir -p /tmp/fg/\"\$(printf \"d\\n1 .\")\" && cd /tmp/fg &&
+		for n in \"a\\n1234567890 .\" \"b\\n7 .\\nc\" \"\\n5 .\" \"e\\n\" \"\\n\" \"d\\n1 ./f\" \"g\\n-1 .\\n\"; do
+			f=\$(printf \"\${n}x\") && : >\"\${f%x}\" || exit 1
+		done &&
+		find . -type f -exec touch -d @1000000000 {} +" &&
+	eng exec "$REF" find /tmp/fg -type f -print0 >found &&
+	check "seven files made" test "$(tr -cd "\\000" <found | wc -c)" = 7 &&
+	sb -w "$REF" --json glob "**" --path /tmp/fg >out &&
+	python3 -c "import json, sys
+got = json.load(open(\"out\"))[\"matches\"]
+want = sorted(open(\"found\", \"rb\").read().split(b\"\\0\")[:-1])
+want = [w.decode(\"utf-8\", \"replace\") for w in want]
+if got != want:
+    print(\"error: %r, expected %r\" % (got, want))
+    sys.exit(1)" >&4 2>&1 &&
+	sb -w "$REF" --json glob "**/f" --path /tmp/fg >out &&
+	json_check out "d[\"matches\"] == [\"/tmp/fg/d\\n1 ./f\"]" &&
+	expect_status 1 sb -w "$REF" glob "f" --path /tmp/fg >out 2>err &&
+	must_be_empty out
+'
+
 test_expect_success 'a NUL in a value (only a file can carry one): refused, exit 2' '
 	sb -w "$REF" write nul-target --content "plain text
 " >/dev/null &&

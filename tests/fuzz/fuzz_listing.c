@@ -14,14 +14,17 @@
  *   mkdir -p build/corpus_listing
  *   build/fuzz_listing -max_total_time=120 build/corpus_listing tests/fuzz/corpus_listing
  *
- * The input is read three ways: as a listing; as the files of a tar
- * archive made from it (options in its first 4 bytes, then records
- * "NAME\x01CONTENT\x02"); and as a raw stream for grep. Besides crashes
- * and sanitizer reports, it aborts when:
+ * The input is read four ways: as a listing; as the names of a tree,
+ * written as a listing; as the files of a tar archive made from it
+ * (options in its first 4 bytes, then records "NAME\x01CONTENT\x02");
+ * and as a raw stream for grep. Besides crashes and sanitizer reports,
+ * it aborts when:
  * - a listing's entries differ with the chunking, or one is empty, too
  *   long or not NUL-ended at its length;
- * - the listing parser holds more than its bounds (kept names with a
- *   newline, the line and the bytes read again);
+ * - the listing parser holds more than its bounds (the bytes between two
+ *   cuts, the start of a record);
+ * - the names of a tree, written as find and stat write them, are not
+ *   read back as they are, each once, in their order, and nothing else;
  * - the newest-N heap keeps other names than the first of a full sort
  *   that fit its bounds, or more;
  * - grep's output differs with the chunking, holds more than its bounds
@@ -94,9 +97,8 @@ static void entries_free(struct entries *e)
 
 static void listing_bounds(const struct listing *l)
 {
-	CHECK(l->nl_text.len + l->nl_n * sizeof(*l->nl) <= LISTING_NL_MAX);
-	CHECK(l->rec_len <= LISTING_REC_MAX && l->pend_len <= LISTING_REC_MAX);
-	CHECK(l->name_len <= LISTING_NAME_MAX + 2);
+	CHECK(l->seg_len <= LISTING_NAME_MAX + 1 && l->head_len <= LISTING_HEAD_MAX);
+	CHECK(l->name_len <= LISTING_NAME_MAX);
 }
 
 /* chunk 0: sizes from the generator, up to max_chunk. */
@@ -115,7 +117,6 @@ static void parse_listing(const uint8_t *data, size_t size, size_t chunk, size_t
 		off += k;
 	}
 	listing_finish(l);
-	listing_free(l);
 	free(l);
 }
 
@@ -151,6 +152,48 @@ static void check_newest(struct entries *e, size_t max, size_t max_bytes)
 	listing_newest_free(&t);
 }
 
+/* The input as the names of a tree, NUL between two, each made a path
+ * as find gives it (no empty component: '/'s at its ends and runs of
+ * them dropped), written as find and stat write them: each must come
+ * back as it is, in its order, and nothing else. */
+static void fuzz_forge(const uint8_t *data, size_t size)
+{
+	struct sbuf in = {0}, want = {0}, name = {0};
+	long long t = (long long)(size % 7) - 3;
+	for (size_t i = 0; i <= size; i++) {
+		if (i < size && data[i] != '\0') {
+			char c = (char)data[i];
+			if (c != '/' || (name.len > 0 && name.buf[name.len - 1] != '/'))
+				sbuf_addc(&name, c);
+			continue;
+		}
+		if (name.len > 0 && name.buf[name.len - 1] == '/')
+			name.buf[--name.len] = '\0';
+		if (name.len > 0) {
+			sbuf_addf(&in, "%lld .//", t);
+			sbuf_add(&in, name.buf, name.len);
+			sbuf_addc(&in, '\n');
+			if (name.len <= LISTING_NAME_MAX) {
+				sbuf_addf(&want, "%lld %zu ", t, name.len);
+				sbuf_add(&want, name.buf, name.len);
+				sbuf_addc(&want, '\n');
+			}
+			t = t * 3 + 1;
+			t %= 1000000007;
+		}
+		sbuf_reset(&name);
+	}
+	sbuf_adds(&in, "//");
+	struct entries got;
+	parse_listing((const uint8_t *)in.buf, in.len, 0, 300, &got);
+	CHECK(got.log.len == want.len);
+	CHECK(want.len == 0 || memcmp(got.log.buf, want.buf, want.len) == 0);
+	entries_free(&got);
+	sbuf_free(&in);
+	sbuf_free(&want);
+	sbuf_free(&name);
+}
+
 static void fuzz_listing(const uint8_t *data, size_t size)
 {
 	struct entries whole, bytes, chunks;
@@ -166,6 +209,7 @@ static void fuzz_listing(const uint8_t *data, size_t size)
 	entries_free(&whole);
 	entries_free(&bytes);
 	entries_free(&chunks);
+	fuzz_forge(data, size);
 }
 
 /* ---- grep ---- */

@@ -1,7 +1,8 @@
 /* test_listing.c: glob's listing (listing.h) as SCRIPT_LIST writes it,
- * names with newlines and odd bytes, files gone in between, and what a
- * hostile workspace could send instead: NULs, garbage, runs of spaces,
- * overlong names and numbers, lines that pretend to be other names.
+ * names with newlines and odd bytes, an answer cut short, and what a
+ * hostile workspace could send instead: NULs, garbage, runs of spaces
+ * and slashes, overlong names and numbers, names that pretend to be
+ * records; random names that must come back as they are.
  * Every input is also fed a byte at a time and in random chunks, which
  * must not change what is read. And the newest-N heap against a full
  * sort. */
@@ -54,7 +55,6 @@ static void parse(const char *buf, size_t n, size_t chunk, unsigned seed, struct
 		off += k;
 	}
 	listing_finish(l);
-	listing_free(l);
 	free(l);
 }
 
@@ -87,62 +87,61 @@ static void check(const char *title, const char *buf, size_t n, const char *want
 
 static void test_honest(void)
 {
-	CHECK("names, an empty one, then their stat lines: each name with its time",
-	      "./a.c\0./src/b.h\0\0" "1000 ./a.c\n2000 ./src/b.h\n",
-	      "1000 a.c\n2000 src/b.h\n");
-	CHECK("an empty directory: nothing", "\0", "");
+	CHECK("one record a file, then the end: each name with its time",
+	      "1000 .//a.c\n2000 .//src/b.h\n//", "1000 a.c\n2000 src/b.h\n");
+	CHECK("an empty directory: only the end, nothing", "//", "");
 	CHECK("no answer at all: nothing", "", "");
-	CHECK("a name with a newline is read whole, not as two lines",
-	      "./a\nb\0./c\0\0" "5 ./a\nb\n6 ./c\n", "5 a\\nb\n6 c\n");
-	CHECK("a name made to look like a stat line after its newline is one name",
-	      "./x\n7 ./y\0./z\0\0" "5 ./x\n7 ./y\n6 ./z\n", "5 x\\n7 ./y\n6 z\n");
+	CHECK("a name with a newline is read whole, not as two records",
+	      "5 .//a\nb\n6 .//c\n//", "5 a\\nb\n6 c\n");
+	CHECK("a name made to look like a record after its newline is one name",
+	      "5 .//x\n7 ./y\n6 .//z\n//", "5 x\\n7 ./y\n6 z\n");
+	CHECK("and one that looks like the end of the answer too",
+	      "5 .//x\n7 .\n//", "5 x\\n7 .\n");
+	CHECK("a directory named so, and a file in it: one name",
+	      "5 .//d\n7 ./f\n//", "5 d\\n7 ./f\n");
 	CHECK("a name that ends with a newline, then one that is only one",
-	      "./e\n\0./\n\0./f\0\0" "1 ./e\n\n2 ./\n\n3 ./f\n", "1 e\\n\n2 \\n\n3 f\n");
+	      "1 .//e\n\n2 .//\n\n3 .//f\n//", "1 e\\n\n2 \\n\n3 f\n");
 	CHECK("spaces, quotes, backslashes, UTF-8 and invalid bytes pass as they are",
-	      "./s p\0./q\"'\\\0./h\xc3\xa9\xff\0\0" "1 ./s p\n2 ./q\"'\\\n3 ./h\xc3\xa9\xff\n",
+	      "1 .//s p\n2 .//q\"'\\\n3 .//h\xc3\xa9\xff\n//",
 	      "1 s p\n2 q\"'\\x5c\n3 h\\xc3\\xa9\\xff\n");
-	CHECK("a time before 1970 is negative", "./old\0\0" "-86400 ./old\n", "-86400 old\n");
-	CHECK("a file gone between the two finds: no stat line, not listed; the others are",
-	      "./a\0./gone\0./b\0\0" "1 ./a\n3 ./b\n", "1 a\n3 b\n");
-	CHECK("a file with a newline gone in between: the next such name is still read whole",
-	      "./a\0./g\none\0./b\nc\0\0" "1 ./a\n3 ./b\nc\n", "1 a\n3 b\\nc\n");
-	CHECK("a file that came in between: listed too, and a name with a newline after it read whole",
-	      "./a\0./b\nc\0\0" "1 ./a\n2 ./new\n3 ./b\nc\n", "1 a\n2 new\n3 b\\nc\n");
-	CHECK("a last line without its newline is dropped",
-	      "./a\0./b\0\0" "1 ./a\n2 ./b", "1 a\n");
-	CHECK("names without \"./\" in the first part still have their lines read",
-	      "a\nb\0\0" "1 ./a\nb\n", "1 a\\nb\n");
+	CHECK("a time before 1970 is negative", "-86400 .//old\n//", "-86400 old\n");
+	CHECK("a last record without the end is dropped: the answer was cut",
+	      "1 .//a\n2 .//b\n", "1 a\n");
+	CHECK("cut inside a name with a newline: not taken for a shorter name",
+	      "1 .//a\n2 .//b\n3 ", "1 a\n");
 }
 
 static void test_hostile(void)
 {
 	CHECK("the answer starts with OK F or OK D (as grep's would): nothing, no crash",
 	      "OK F\n\0" "OK D\n", "");
-	CHECK("lines that are no stat lines are skipped",
-	      "./a\0\0" "garbage\n\n ./x\n1 /x\n1 .x\n1./x\n12 ./a\n", "12 a\n");
-	CHECK("an empty name in a stat line is skipped", "\0" "1 ./\n2 ./b\n", "2 b\n");
-	CHECK("a NUL in a stat line's name: skipped", "\0" "1 ./a\0b\n2 ./c\n", "2 c\n");
-	CHECK("more than 18 digits: not a time, the line is skipped",
-	      "\0" "1234567890123456789 ./a\n123456789012345678 ./b\n-5 ./c\n--5 ./d\n- ./e\n",
+	CHECK("what is not a record's start is skipped, with its record",
+	      "garbage\n//x\n ./x\n1 //x\n1 .x\n1./x//1 .x\n1 ..//a\n12 .//b\n//", "12 b\n");
+	CHECK("garbage after a record: the record is read, the garbage skipped with what follows",
+	      "1 .//a\n2 .//b\nxx//c\n3 .//d\n//", "1 a\n2 b\n3 d\n");
+	CHECK("a record without a newline before the next: skipped, and the next",
+	      "1 .//a2 .//b\n3 .//c\n//", "3 c\n");
+	CHECK("an empty name is skipped", "1 .//\n2 .//b\n//", "2 b\n");
+	CHECK("a NUL in a name: skipped", "1 .//a\0b\n2 .//c\n//", "2 c\n");
+	CHECK("more than 18 digits: not a time, the record is skipped",
+	      "1234567890123456789 .//a\n123456789012345678 .//b\n-5 .//c\n--5 .//d\n- .//e\n//",
 	      "123456789012345678 b\n-5 c\n");
-	CHECK("stat lines and no names: read all the same", "\0" "1 ./a\n", "1 a\n");
-	CHECK("no empty name ever: nothing", "./a\0./b\0" "1 ./a\n", "");
+	CHECK("runs of slashes: cut at each pair, never a crash",
+	      "1 .//a\n2 .///b\n3 .////c\n4 .//d\n//", "1 a\n2 /b\n4 d\n");
+	CHECK("bytes after the end: dropped", "1 .//a\n//" "2 .//b\n", "1 a\n");
 
 	struct sbuf in = {0};
-	sbuf_add(&in, "\0", 1);
 	for (int i = 0; i < 300000; i++)
 		sbuf_addc(&in, '\0');
-	check("300 KB of NULs: nothing", in.buf, in.len, "");
+	sbuf_adds(&in, "\n1 .//a\n//");
+	check("300 KB of NULs, then a record: that record", in.buf, in.len, "1 a\n");
 
-	/* A name over LISTING_NAME_MAX: skipped, in both parts; the next
-	 * lines are read. */
+	/* A name over LISTING_NAME_MAX: skipped; the next one is read. */
 	sbuf_reset(&in);
 	struct sbuf long_name = {0};
 	for (int i = 0; i < LISTING_NAME_MAX + 1; i++)
-		sbuf_addc(&long_name, 'n');
-	sbuf_addf(&in, "./%s", long_name.buf);
-	sbuf_add(&in, "\0./ok\0\0", 7);
-	sbuf_addf(&in, "1 ./%s\n2 ./ok\n", long_name.buf);
+		sbuf_addc(&long_name, i % 100 ? 'n' : '\n');
+	sbuf_addf(&in, "1 .//%s\n2 .//ok\n//", long_name.buf);
 	check("a name over 4096 bytes is skipped, the next one read", in.buf, in.len, "2 ok\n");
 
 	/* The longest name taken, with a newline in it. */
@@ -151,9 +150,7 @@ static void test_hostile(void)
 	sbuf_addc(&long_name, '\n');
 	for (int i = 1; i < LISTING_NAME_MAX; i++)
 		sbuf_addc(&long_name, 'm');
-	sbuf_addf(&in, "./%s", long_name.buf);
-	sbuf_add(&in, "\0\0", 2);
-	sbuf_addf(&in, "-123456789012345678 ./%s\n", long_name.buf);
+	sbuf_addf(&in, "-123456789012345678 .//%s\n//", long_name.buf);
 	struct got g;
 	parse(in.buf, in.len, 0, 3, &g);
 	ok(g.n == 1 && g.log.len == 20 + 2 + LISTING_NAME_MAX && strncmp(g.log.buf, "-123456789012345678 \\n", 22) == 0,
@@ -161,53 +158,73 @@ static void test_hostile(void)
 	sbuf_free(&g.log);
 	sbuf_free(&long_name);
 
-	/* The quadratic case of the old parser: a run of spaces that every
-	 * name looked at again. */
+	/* A record's start too long to be one, a byte at a time or not. */
 	sbuf_reset(&in);
-	for (int i = 0; i < 40000; i++) {
-		sbuf_addf(&in, "./n%d", i);
-		sbuf_addc(&in, '\0');
-	}
-	sbuf_addc(&in, '\0');
+	sbuf_adds(&in, "1 .//a\n");
+	for (int i = 0; i < 1000; i++)
+		sbuf_addc(&in, '7');
+	sbuf_adds(&in, " .//b\n3 .//c\n//");
+	check("a run of 1000 digits: not a time, its record skipped", in.buf, in.len, "1 a\n3 c\n");
+
+	/* Linear time, whatever the bytes: 4 MB of spaces and of newlines
+	 * in one record, then 40000 records. */
+	sbuf_reset(&in);
+	sbuf_adds(&in, "1 .//x");
 	for (int i = 0; i < 4000000; i++)
-		sbuf_addc(&in, ' ');
-	sbuf_adds(&in, "\n7 ./n1\n");
+		sbuf_addc(&in, i % 2 ? ' ' : '\n');
+	for (int i = 0; i < 40000; i++)
+		sbuf_addf(&in, "\n7 .//n%d", i);
+	sbuf_adds(&in, "\n//");
 	parse(in.buf, in.len, 65536, 0, &g);
-	ok(g.n == 1 && strcmp(g.log.buf, "7 n1\n") == 0,
-	   "40000 names, then 4 MB of spaces: read once, the line after them too");
+	ok(g.n == 40000 && strncmp(g.log.buf, "7 n0\n7 n1\n", 10) == 0,
+	   "4 MB of spaces and newlines, then 40000 records: all of them read");
 	sbuf_free(&g.log);
-
-	/* Names with newlines beyond what is kept: the parser keeps at most
-	 * LISTING_NL_MAX bytes of them; the lines of the others are read up
-	 * to their first newline. */
-	sbuf_reset(&in);
-	struct listing *l = xmalloc(sizeof(*l));
-	memset(&g, 0, sizeof(g));
-	listing_init(l, got_entry, &g);
-	for (int i = 0; i < 200000; i++) {
-		sbuf_addf(&in, "./%d\nxxxxxxxx", i);
-		sbuf_addc(&in, '\0');
-	}
-	listing_feed(l, in.buf, in.len);
-	ok(l->nl_text.len + l->nl_n * sizeof(*l->nl) <= LISTING_NL_MAX && l->nl_n > 1000,
-	   "names with newlines are kept up to 1 MiB (%zu of them)", l->nl_n);
-	listing_feed(l, "\0" "1 ./0\nxxxxxxxx\n", 16);
-	listing_finish(l);
-	ok(g.n == 1 && strcmp(g.log.buf, "1 0\\nxxxxxxxx\n") == 0, "and read as such");
-	listing_free(l);
-	free(l);
-	sbuf_free(&g.log);
-
-	/* A kept name with a newline, and a line of the same length that
-	 * holds other lines: those are read again, as lines. */
-	CHECK("bytes read ahead for a name with a newline are read again when it is not there",
-	      "./ab\ncdefghijk\0\0" "1 ./x\n2 ./y\n3 ./z\n", "1 x\n2 y\n3 z\n");
-	CHECK("and again, for the next such name, inside them",
-	      "./a\nbbbbbbbbbbbbbbbbbbbb\0./c\nd\0\0" "1 ./q\n2 ./c\nd\n3 ./r\n4 ./s\n",
-	      "1 q\n2 c\\nd\n3 r\n4 s\n");
-	CHECK("a cut short name with a newline at the end: its lines still read",
-	      "./a\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\0\0" "1 ./q\n2 ./r\n3 ./s", "1 q\n2 r\n");
 	sbuf_free(&in);
+}
+
+/* What a hostile name cannot do: every name of a tree, written as find
+ * and stat write it, is read back whole and alone, whatever bytes it
+ * holds (but '/' and NUL, which no name holds). */
+static void test_forge(void)
+{
+	static const char bytes[] = "\n .0123456789-/\xff";
+	srand(11);
+	int bad = 0;
+	for (int round = 0; round < 2000 && !bad; round++) {
+		struct sbuf in = {0}, want = {0};
+		int n = rand() % 6;
+		for (int i = 0; i < n; i++) {
+			struct sbuf name = {0};
+			int len = rand() % 12 + 1;
+			for (int k = 0; k < len; k++) {
+				char c = bytes[rand() % (sizeof(bytes) - 1)];
+				/* A path: no empty component, no '/' at its ends. */
+				if (c == '/' && (k == 0 || k == len - 1 || name.buf[name.len - 1] == '/'))
+					c = 'x';
+				sbuf_addc(&name, c);
+			}
+			long long t = rand() % 200 - 20;
+			sbuf_addf(&in, "%lld .//%s\n", t, name.buf);
+			struct got one;
+			memset(&one, 0, sizeof(one));
+			got_entry(&one, name.buf, name.len, t);
+			sbuf_add(&want, one.log.buf, one.log.len);
+			sbuf_free(&one.log);
+			sbuf_free(&name);
+		}
+		sbuf_adds(&in, "//");
+		struct got g;
+		parse(in.buf, in.len, 0, (unsigned)round, &g);
+		bad = strcmp(g.log.buf ? g.log.buf : "", want.buf ? want.buf : "") != 0;
+		if (bad) {
+			tap_diag_bytes("input", in.buf, in.len);
+			tap_diag_bytes("got", g.log.buf, g.log.len);
+		}
+		sbuf_free(&g.log);
+		sbuf_free(&in);
+		sbuf_free(&want);
+	}
+	ok(!bad, "names of newlines, digits, spaces, dots and slashes: each read as it is, none forged");
 }
 
 /* ---- the newest names ---- */
@@ -274,6 +291,7 @@ int main(void)
 {
 	test_honest();
 	test_hostile();
+	test_forge();
 	test_newest();
 	return done_testing();
 }
