@@ -59,7 +59,15 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
 	out[POOL_SPEC_LEN] = '\0';
 }
 
-/* ---- the note that a pool was filled ---- */
+/* ---- the note of a user's pools ----
+ * A file per engine and spec in the cache directory, which the fills of
+ * this user write: that the pool was filled (so a create without one
+ * asks the engine nothing), and a line "ID NAME" per workspace it made,
+ * which a take hands out once (so it needs no ps). Writers hold a POSIX
+ * record lock on it. A line may be stale (taken by somebody else's take,
+ * drained): the unpause that claims it then fails and the next is tried. */
+
+#define HINT_MAX (256 * 1024)
 
 static char *hint_path(const struct app *a, const char *spec)
 {
@@ -78,20 +86,96 @@ static bool hint_says(const struct app *a, const char *spec)
 	return yes;
 }
 
-static void hint_set(const struct app *a, const char *spec, bool on)
+static void hint_drop(const struct app *a, const char *spec)
+{
+	char *p = hint_path(a, spec);
+	if (p)
+		unlink(p);
+	free(p);
+}
+
+/* The note, opened and locked; -1 when it cannot be. */
+static int hint_open(const struct app *a, const char *spec, int flags)
 {
 	char *p = hint_path(a, spec);
 	if (!p)
-		return;
-	if (!on) {
-		unlink(p);
-	} else {
+		return -1;
+	if (flags & O_CREAT)
 		mkdir(a->cache_dir, 0700);
-		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd >= 0)
-			close(fd);
-	}
+	int fd = open(p, flags | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
 	free(p);
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	if (fd >= 0 && fcntl(fd, F_SETLKW, &fl) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Notes that the pool of spec was filled, with the workspace id, name
+ * when not NULL. */
+static void hint_add(const struct app *a, const char *spec, const char *id, const char *name)
+{
+	int fd = hint_open(a, spec, O_CREAT | O_APPEND);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (id && fstat(fd, &st) == 0 && st.st_size < HINT_MAX) {
+		char *line = xasprintf("%s %s\n", id, name);
+		if (write(fd, line, strlen(line)) < 0) {
+			/* A lost line costs a ps, no more. */
+		}
+		free(line);
+	}
+	close(fd);
+}
+
+/* A pool workspace's ID and name, as ps or the note gives them. */
+static bool pool_ctr_ok(const char *spec, const char *id, const char *name)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), POOL_NAME_PREFIX "%s-", spec);
+	size_t plen = strlen(prefix);
+	return strspn(id, "0123456789abcdef") == 64 && !id[64] &&
+	       strncmp(name, prefix, plen) == 0 && strlen(name) == plen + 12 &&
+	       strspn(name + plen, "0123456789abcdef") == 12;
+}
+
+/* Hands out the first line of the note: its ID and name in id and name
+ * (their sizes 65 and 64), and takes it out. False when it has none. */
+static bool hint_pop(const struct app *a, const char *spec, char *id, char *name)
+{
+	int fd = hint_open(a, spec, 0);
+	if (fd < 0)
+		return false;
+	char *buf = xmalloc(HINT_MAX + 1);
+	ssize_t n = pread(fd, buf, HINT_MAX, 0);
+	bool got = false;
+	size_t at = 0;
+	while (!got && n > 0 && at < (size_t)n) {
+		char *line = buf + at, *nl = memchr(line, '\n', (size_t)n - at);
+		if (!nl)
+			break;
+		*nl = '\0';
+		at = (size_t)(nl - buf) + 1;
+		char *sp = strchr(line, ' ');
+		if (sp && sp - line == 64 && strlen(sp + 1) < 64) {
+			*sp = '\0';
+			if (pool_ctr_ok(spec, line, sp + 1)) {
+				snprintf(id, 65, "%s", line);
+				snprintf(name, 64, "%s", sp + 1);
+				got = true;
+			}
+		}
+	}
+	/* The rest stays, the lines handed out (or unreadable) go. */
+	if (n > 0 && at > 0 && ftruncate(fd, 0) == 0 && at < (size_t)n &&
+	    pwrite(fd, buf + at, (size_t)n - at, 0) < 0) {
+		/* Lost lines cost a ps, no more. */
+	}
+	free(buf);
+	close(fd);
+	return got;
 }
 
 /* ---- taking ---- */
@@ -108,21 +192,15 @@ static int ready_ones(struct app *a, const char *spec, struct strvec *ids,
 		sbuf_free(&out);
 		return -1;
 	}
-	char prefix[64];
-	snprintf(prefix, sizeof(prefix), POOL_NAME_PREFIX "%s-", spec);
 	for (char *line = strtok(out.buf ? out.buf : "", "\n"); line; line = strtok(NULL, "\n")) {
 		char *tab = strchr(line, '\t');
 		if (!tab)
 			continue;
 		*tab = '\0';
-		const char *name = tab + 1;
-		size_t plen = strlen(prefix);
-		if (strspn(line, "0123456789abcdef") != 64 || line[64] ||
-		    strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 12 ||
-		    strspn(name + plen, "0123456789abcdef") != 12)
+		if (!pool_ctr_ok(spec, line, tab + 1))
 			continue;
 		strvec_push(ids, line);
-		strvec_push(names, name);
+		strvec_push(names, tab + 1);
 	}
 	sbuf_free(&out);
 	return 0;
@@ -152,50 +230,67 @@ static int rename_ctr(struct app *a, const char *from, const char *to, struct er
 			      NULL, e);
 }
 
+/* Claims the pool's workspace id, name into ws: 1 when it is ours, 0
+ * when another took it first or it is gone, -1 when it is ours but its
+ * name would not do (it is back in the pool: a new one would fail too). */
+static int claim(struct app *a, const char *spec, const char *id, const char *name,
+		 struct ws *ws)
+{
+	struct err lost = {0}, *e = &lost;
+	/* The claim: of two takers, one unpauses it; the other is told it
+	 * is not paused. (A rename is no claim: Docker finds the container
+	 * by its old name before it locks it, Podman renames a container to
+	 * the name it has.) */
+	if (pause_ctr(a, id, false, e) < 0)
+		return 0;
+	char mine[32];
+	taken_name(name, mine);
+	const char *want = a->cfg.name ? a->cfg.name : mine;
+	if (rename_ctr(a, id, want, e) < 0) {
+		/* The name is taken: back to the pool it goes. */
+		if (pause_ctr(a, id, true, e) < 0)
+			ws_remove(a, id, NULL);
+		else
+			hint_add(a, spec, id, name);
+		return -1;
+	}
+	/* Ours: made from this spec, so with its workdir. */
+	*ws = (struct ws){.name = xstrdup(want), .id = xstrdup(id),
+			  .workdir = xstrdup(a->cfg.workdir)};
+	return 1;
+}
+
 int pool_take(struct app *a, long idle, struct ws *ws)
 {
-	struct err ignored = {0}, *e = &ignored;
 	char spec[POOL_SPEC_LEN + 1];
 	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	if (!hint_says(a, spec))
 		return 0;
+	/* First the ones this user's fills made, without a ps. */
+	char id[65], name[64];
+	int got = 0;
+	while (got == 0 && hint_pop(a, spec, id, name))
+		got = claim(a, spec, id, name, ws);
+	if (got)
+		return got > 0;
+	struct err ignored = {0};
 	struct strvec ids = {0}, names = {0};
-	if (ready_ones(a, spec, &ids, &names, e) < 0)
+	if (ready_ones(a, spec, &ids, &names, &ignored) < 0)
 		return 0;
 	if (!ids.n)
-		hint_set(a, spec, false);
+		hint_drop(a, spec);
 	/* From a random one on: concurrent takers seldom try the same. */
 	unsigned char r = 0;
 	char hex[3];
 	if (random_hex(hex, 2) == 0)
 		r = (unsigned char)strtoul(hex, NULL, 16);
-	int got = 0;
 	for (size_t k = 0; k < ids.n && got == 0; k++) {
 		size_t i = (k + r) % ids.n;
-		char name[32];
-		struct err lost = {0};
-		/* The claim: of two takers, one unpauses it; the other is told
-		 * it is not paused, and tries the next. (A rename is no claim:
-		 * Docker finds the container by its old name before it locks
-		 * it, Podman renames a container to the name it has.) */
-		if (pause_ctr(a, ids.v[i], false, &lost) < 0)
-			continue;
-		taken_name(names.v[i], name);
-		const char *want = a->cfg.name ? a->cfg.name : name;
-		if (rename_ctr(a, ids.v[i], want, e) < 0) {
-			/* The name is taken: back to the pool it goes. */
-			if (pause_ctr(a, ids.v[i], true, e) < 0)
-				ws_remove(a, ids.v[i], NULL);
-			break;
-		}
-		/* Ours: made from this spec, so with its workdir. */
-		*ws = (struct ws){.name = xstrdup(want), .id = xstrdup(ids.v[i]),
-				  .workdir = xstrdup(a->cfg.workdir)};
-		got = 1;
+		got = claim(a, spec, ids.v[i], names.v[i], ws);
 	}
 	strvec_clear(&ids);
 	strvec_clear(&names);
-	return got;
+	return got > 0;
 }
 
 /* ---- sandbox pool ---- */
@@ -254,6 +349,8 @@ static int fill_one(struct app *a, const char *spec, long idle, struct err *e)
 		rc = rename_ctr(a, ws.id, name, e);
 	if (rc < 0)
 		ws_remove(a, ws.id, NULL);
+	else
+		hint_add(a, spec, ws.id, name);
 	ws_free(&ws);
 	return rc;
 }
@@ -284,9 +381,8 @@ static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 			return -1;
 		p->ready++;
 		r->made++;
-		hint_set(a, spec, true);
 	}
-	hint_set(a, spec, true);
+	hint_add(a, spec, NULL, NULL);
 	return 0;
 }
 
@@ -306,7 +402,7 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 			continue;
 		strvec_push(&ids, l.rows[i].id);
 		strvec_push(&r->removed.names, l.rows[i].name);
-		hint_set(a, l.rows[i].spec, false);
+		hint_drop(a, l.rows[i].spec);
 	}
 	int rc = life_remove(a, &ids, &r->removed, e);
 	strvec_clear(&ids);

@@ -33,7 +33,8 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
  * engine would not (nothing changed: a new one is made, which says best
  * what is wrong). Looks only when this user filled a pool of the spec (a
  * file in the cache directory says so), so a create without pools costs
- * no engine call more. */
+ * no engine call more. The workspaces this user's fills made are in that
+ * file, and tried first without a ps. */
 int pool_take(struct app *a, long idle, struct ws *ws);
 
 #endif

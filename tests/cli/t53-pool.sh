@@ -1,6 +1,6 @@
 #!/bin/bash
 # Warm pools: pool fill makes ready workspaces of a spec; a create, run,
-# exec or mcp of the same spec takes one by rename (one taker wins), and a
+# exec or mcp of the same spec takes one by unpause (one taker wins), and a
 # taken one is a workspace like a fresh one; pool list counts them, pool
 # drain removes them.
 . "$(dirname "$0")/../lib.sh"
@@ -242,6 +242,45 @@ test_expect_success 'pool drain --spec: that pool only' '
 	cmp_text 0 <(ready "$ZSPEC") &&
 	expect_status 2 sb pool drain --spec nothex 2>err &&
 	grep_file -F "expected a pool${SQ}s spec" err
+'
+
+test_expect_success 'a take of a pool this user filled asks for no list: one unpause, one rename' '
+	sb pool fill 2 --image "$IMAGE" --env W=1 >out 2>/dev/null &&
+	WSPEC=$(cat out) &&
+	note=$XDG_CACHE_HOME/sandbox/ids/pool-$ENGINE-$WSPEC &&
+	line_count 2 "$note" &&
+	head -n 1 "$note" | cut -c 1-64 >first &&
+	sb -v create --image "$IMAGE" --env W=1 >ref 2>err &&
+	no_grep_file -E "^\+ [^ ]+ ps " err &&
+	line_count 1 <(grep -E "^\+ [^ ]+ unpause " err) &&
+	line_count 1 <(grep -E "^\+ [^ ]+ rename " err) &&
+	id_of "$(cat ref)" >id &&
+	cmp_file first id &&
+	line_count 1 "$note" &&
+	sb destroy "$(cat ref)" >/dev/null
+'
+
+test_expect_success 'a noted workspace that is gone: the take tries the next, then the engine list' '
+	eng rm -f "$(cut -c 1-64 "$note")" >/dev/null &&
+	sb pool fill 2 --image "$IMAGE" --env W=1 >/dev/null 2>&1 &&
+	line_count 3 "$note" &&
+	sed -n 2p "$note" | cut -c 1-64 >second &&
+	sb -v create --image "$IMAGE" --env W=1 >ref 2>err &&
+	line_count 2 <(grep -E "^\+ [^ ]+ unpause " err) &&
+	no_grep_file -E "^\+ [^ ]+ ps " err &&
+	id_of "$(cat ref)" >id &&
+	cmp_file second id &&
+	sb destroy "$(cat ref)" >/dev/null &&
+	: >"$note" &&
+	sb -v create --image "$IMAGE" --env W=1 >ref 2>err &&
+	grep_file -E "^\+ [^ ]+ ps " err &&
+	grep_file -E "^\+ [^ ]+ rename " err &&
+	sb destroy "$(cat ref)" >/dev/null &&
+	cmp_text 0 <(ready "$WSPEC") &&
+	sb -v create --image "$IMAGE" --env W=1 >ref 2>err &&
+	test ! -e "$note" &&
+	no_grep_file -E "^\+ [^ ]+ (unpause|rename) " err &&
+	sb destroy "$(cat ref)" >/dev/null
 '
 
 test_expect_success ALONE 'destroy --all removes the pools too' '
