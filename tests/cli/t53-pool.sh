@@ -309,6 +309,24 @@ test_expect_success 'a noted workspace another user took, paused: not taken from
 	check "the victim is now named $now" test "$now" = "$(cat ref)"
 '
 
+# Lines go stale without a take of this user: destroy --all, a drain by
+# another user, another user's takes by a list. A take must not try them
+# all, one engine call each, before it lists the pool (200 took 75 s).
+test_expect_success 'a note of many stale lines: a take tries a few, then lists the pool' '
+	sb pool fill 1 --image "$IMAGE" --env W=4 >out 2>/dev/null &&
+	TSPEC=$(cat out) &&
+	note=$XDG_CACHE_HOME/sandbox/ids/pool-$ENGINE-$TSPEC &&
+	live=$(cat "$note") &&
+	for i in $(seq 1 40); do
+		printf "%064x sandbox-pool-%s-%012x\n" "$i" "$TSPEC" "$i" || return 1
+	done >"$note" &&
+	printf "%s\n" "$live" >>"$note" &&
+	sb -v create --image "$IMAGE" --env W=4 >ref 2>err &&
+	grep -c -E "^\+ [^ ]+ unpause " err >n || : &&
+	check "unpause calls: $(cat n)" test "$(cat n)" -le 8 &&
+	sb destroy "$(cat ref)" >/dev/null
+'
+
 test_expect_success ALONE 'destroy --all removes the pools too' '
 	alone &&
 	sb pool fill 1 --image "$IMAGE" >/dev/null 2>&1 &&
