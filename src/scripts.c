@@ -374,9 +374,12 @@ const char SCRIPT_TAR[] =
  * wait is for frames, still draining when the call stopped reading. The
  * requests are decoded with LC_ALL=C (bash, in a UTF-8 locale, reads a
  * line ending in a cut multibyte sequence, or expands ${a#=} of one,
- * wrongly); each call gets the LC_ALL the server came with. */
+ * wrongly); each call gets the LC_ALL the server came with. t is unset
+ * first: one exported by the image would carry the tag into the
+ * environment of every call, where the workspace could read it. */
 const char SCRIPT_SERVE[] =
 	SAFE_PATH
+	"unset t\n"
 	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6 l=${LC_ALL-} v=${LC_ALL+1}\n"
 	"LC_ALL=C\n"
 	"run() { if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi; exec setsid \"$@\"; }\n"
