@@ -84,6 +84,7 @@ struct exec {
 	char tag[MARKER_TAG_LEN + 1];
 	enum phase phase;
 	enum exec_outcome stop; /* why the call was stopped; EXEC_DONE: it was not */
+	bool cut;             /* stopped before it said done */
 	long long start;
 	long long grace_end;  /* after both done markers; -1: not yet */
 	long long phase_end;  /* the end of a wait after a cancel */
@@ -306,11 +307,12 @@ static void classify(struct exec *x, int engine_status)
 	struct exec_res *res = x->res;
 	const struct proto_reply *r = &x->rd.reply;
 	res->oom = r->oom;
-	/* nocwd first: a lone call's done markers are the server's, which
-	 * says them even when the call could not enter its directory. */
+	/* A lone call's done markers are the server's, which says them
+	 * however the call ended: also when it could not enter its
+	 * directory (nocwd first), or after we killed it (its stop). */
 	if (r->nocwd && !r->ready && x->stop == EXEC_DONE) {
 		res->outcome = EXEC_NO_CWD;
-	} else if (proto_reply_done(r)) {
+	} else if (proto_reply_done(r) && !(r->lone && x->cut)) {
 		res->outcome = EXEC_DONE;
 		res->status = r->s[1].status;
 	} else if (x->stop != EXEC_DONE) {
@@ -548,6 +550,7 @@ static void chan_end_wait(struct exec *x)
 static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 {
 	x->stop = stop;
+	x->cut = stop != EXEC_DONE && !proto_reply_done(&x->rd.reply);
 	if (stop == EXEC_DONE || proto_reply_done(&x->rd.reply)) {
 		finish(x);
 	} else if (!x->rq->chan) {
