@@ -84,6 +84,7 @@ struct exec {
 	char tag[MARKER_TAG_LEN + 1];
 	enum phase phase;
 	enum exec_outcome stop; /* why the call was stopped; EXEC_DONE: it was not */
+	bool cut;             /* stopped before it said done */
 	long long start;
 	long long grace_end;  /* after both done markers; -1: not yet */
 	long long phase_end;  /* the end of a wait after a cancel */
@@ -188,6 +189,7 @@ static struct proto_call call_of(const struct exec_req *rq)
 		.input = rq->feed || rq->interactive,
 		.script = rq->script, .args = rq->cmd, .nargs = rq->ncmd,
 		.env = rq->chan ? rq->env : NULL, .nenv = rq->chan ? rq->nenv : 0,
+		.lone = rq->chan && rq->lone,
 	};
 }
 
@@ -305,13 +307,16 @@ static void classify(struct exec *x, int engine_status)
 	struct exec_res *res = x->res;
 	const struct proto_reply *r = &x->rd.reply;
 	res->oom = r->oom;
-	if (proto_reply_done(r)) {
+	/* A lone call's done markers are the server's, which says them
+	 * however the call ended: also when it could not enter its
+	 * directory (nocwd first), or after we killed it (its stop). */
+	if (r->nocwd && !r->ready && x->stop == EXEC_DONE) {
+		res->outcome = EXEC_NO_CWD;
+	} else if (proto_reply_done(r) && !(r->lone && x->cut)) {
 		res->outcome = EXEC_DONE;
 		res->status = r->s[1].status;
 	} else if (x->stop != EXEC_DONE) {
 		res->outcome = x->stop;
-	} else if (r->nocwd) {
-		res->outcome = EXEC_NO_CWD;
 	} else if (!r->ready) {
 		res->outcome = EXEC_NOT_STARTED;
 		res->status = engine_status;
@@ -404,7 +409,7 @@ static void kill_begin(struct exec *x, void (*then)(struct exec *x))
 	}
 	x->phase = PHASE_KILL;
 	struct strvec cmd = {0};
-	proto_kill_argv(&cmd, pgid);
+	proto_kill_argv(&cmd, pgid, x->rd.reply.lone);
 	engine_exec_argv(&kl->argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL, KILL_MS,
@@ -545,6 +550,7 @@ static void chan_end_wait(struct exec *x)
 static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 {
 	x->stop = stop;
+	x->cut = stop != EXEC_DONE && !proto_reply_done(&x->rd.reply);
 	if (stop == EXEC_DONE || proto_reply_done(&x->rd.reply)) {
 		finish(x);
 	} else if (!x->rq->chan) {
