@@ -27,8 +27,9 @@
 /* On a channel, after a cancel: how long the server gets to say the call
  * ended before we give the channel up. */
 #define CHAN_END_MS 5000
-/* After a cancel that came before the wrapper said its process group:
- * how long it gets to say it (it does so first thing). */
+/* After a cancel that came before the wrapper (or the channel's server)
+ * said the call's process group: how long it gets to say it (it does so
+ * first thing). */
 #define PID_WAIT_MS 2000
 /* The kill exec (SCRIPT_KILL): TERM, a second, KILL, a second to see it
  * gone, and the engine's own start-up. */
@@ -38,7 +39,7 @@
  * kill needs (its process group) or for the channel to be usable again. */
 enum phase {
 	PHASE_IO,       /* the call runs */
-	PHASE_PGID,     /* cancelled, alone: a moment for the wrapper to say its group */
+	PHASE_PGID,     /* cancelled: a moment for the wrapper or server to say its group */
 	PHASE_KILL,     /* the kill in the container runs (x->kill), then x->after_kill */
 	PHASE_CHAN_END, /* cancelled on a channel, killed: the server says the end */
 	PHASE_DONE,     /* res is filled */
@@ -553,7 +554,10 @@ static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 	x->cut = stop != EXEC_DONE && !proto_reply_done(&x->rd.reply);
 	if (stop == EXEC_DONE || proto_reply_done(&x->rd.reply)) {
 		finish(x);
-	} else if (!x->rq->chan) {
+	} else if (!x->rq->chan || (!x->rd.reply.pgid && !x->chan_dead)) {
+		/* On a channel too: a cancel can come before the server said
+		 * the call's process group (a loaded engine), and the call must
+		 * not run on for want of it. */
 		x->phase = PHASE_PGID;
 		x->phase_end = now + PID_WAIT_MS;
 	} else {
@@ -587,10 +591,14 @@ static void advance(struct exec *x)
 		}
 	}
 	if (x->phase == PHASE_PGID) {
-		if (x->rd.reply.pgid || x->fds[1] < 0 || now_ms() >= x->phase_end)
-			finish(x);
-		else
+		if (x->rd.reply.pgid || x->fds[1] < 0 || x->chan_dead || now_ms() >= x->phase_end) {
+			if (x->rq->chan)
+				kill_begin(x, chan_end_wait);
+			else
+				finish(x);
+		} else {
 			x->wake = x->phase_end;
+		}
 	} else if (x->phase == PHASE_CHAN_END) {
 		if (x->chan_dead || call_ended(x) || now_ms() >= x->phase_end)
 			finish(x);
