@@ -139,29 +139,40 @@ static void read_fill(struct reader *r, struct read_result *res)
 	res->size = r->bytes;
 }
 
-static int read_in(struct app *a, struct ws *ws, const char *path, struct read_result *res,
-		   struct err *e)
+/* Runs the read script; lone: it may go lone on a channel, fast, with
+ * no size in its head ("S -"). */
+static int read_in(struct app *a, struct ws *ws, const char *path, bool lone,
+		   struct read_result *res, struct err *e)
 {
 	char *arg = tool_arg_path(path, e);
 	if (!arg)
 		return -1;
 	struct reader r = {.a = a, .offset = a->o.read.offset, .end = a->o.read.offset + a->o.read.limit, .line = 1};
 	sha256_init(&r.hash);
-	struct tool_out out = {.body = a->o.read.raw ? raw_body : read_body, .ctx = &r};
+	struct tool_out out = {.body = a->o.read.raw ? raw_body : read_body, .ctx = &r, .lone = lone};
 	int rc = tool_run(a, ws, PROTO_READ, &arg, 1, NULL, false, &out, e);
 	free(arg);
 	if (rc == 0)
 		rc = tool_refusal(out.head.buf ? out.head.buf : "", path, e);
 	if (rc == 0 && strncmp(out.head.buf ? out.head.buf : "", "S ", 2) != 0)
 		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the read script");
+	/* Without the size ("S -", a lone read), the bytes counted stand for
+	 * it: a file that grows or shrinks while it is read is shown as cat
+	 * read it, where a size taken first would call it changed. A binary
+	 * file, whose bytes are not all read, is asked for again the other
+	 * way, for its size. */
+	bool sized = rc == 0 && strcmp(out.head.buf, "S -") != 0;
+	bool again = false;
 	if (rc == 0 && !a->o.read.raw) {
 		if (!r.judged)
 			judge(&r);
-		unsigned long long size = strtoull(out.head.buf + 2, NULL, 10);
+		unsigned long long size = sized ? strtoull(out.head.buf + 2, NULL, 10) : r.bytes;
 		struct sbuf shown = {0};
 		tool_show_path(&shown, path, false);
 		long total = r.line - 1 + (r.line_open ? 1 : 0);
-		if (r.binary && opt_say(a, O_RAW))
+		if (r.binary && !sized)
+			again = true;
+		else if (r.binary && opt_say(a, O_RAW))
 			rc = err_set(e, ERR_FAILED, "%s: binary file (%llu bytes); use %s for its bytes",
 				     shown.buf, size, opt_say(a, O_RAW));
 		else if (r.binary)
@@ -184,7 +195,7 @@ static int read_in(struct app *a, struct ws *ws, const char *path, struct read_r
 	sbuf_free(&r.text);
 	sbuf_free(&r.probe);
 	tool_out_free(&out);
-	return rc;
+	return again ? read_in(a, ws, path, false, res, e) : rc;
 }
 
 int tool_one_path(struct app *a, const char **path, struct err *e)
@@ -206,7 +217,7 @@ int do_read(struct app *a, struct read_result *res, struct err *e)
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)
 		return -1;
-	int rc = read_in(a, &ws, path, res, e);
+	int rc = read_in(a, &ws, path, true, res, e);
 	ws_free(&ws);
 	res->workspace = a->ws_name;
 	res->path = path;

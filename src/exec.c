@@ -27,8 +27,9 @@
 /* On a channel, after a cancel: how long the server gets to say the call
  * ended before we give the channel up. */
 #define CHAN_END_MS 5000
-/* After a cancel that came before the wrapper said its process group:
- * how long it gets to say it (it does so first thing). */
+/* After a cancel that came before the wrapper (or the channel's server)
+ * said the call's process group: how long it gets to say it (it does so
+ * first thing). */
 #define PID_WAIT_MS 2000
 /* The kill exec (SCRIPT_KILL): TERM, a second, KILL, a second to see it
  * gone, and the engine's own start-up. */
@@ -38,7 +39,7 @@
  * kill needs (its process group) or for the channel to be usable again. */
 enum phase {
 	PHASE_IO,       /* the call runs */
-	PHASE_PGID,     /* cancelled, alone: a moment for the wrapper to say its group */
+	PHASE_PGID,     /* cancelled: a moment for the wrapper or server to say its group */
 	PHASE_KILL,     /* the kill in the container runs (x->kill), then x->after_kill */
 	PHASE_CHAN_END, /* cancelled on a channel, killed: the server says the end */
 	PHASE_DONE,     /* res is filled */
@@ -84,6 +85,7 @@ struct exec {
 	char tag[MARKER_TAG_LEN + 1];
 	enum phase phase;
 	enum exec_outcome stop; /* why the call was stopped; EXEC_DONE: it was not */
+	bool cut;             /* stopped before it said done */
 	long long start;
 	long long grace_end;  /* after both done markers; -1: not yet */
 	long long phase_end;  /* the end of a wait after a cancel */
@@ -188,6 +190,7 @@ static struct proto_call call_of(const struct exec_req *rq)
 		.input = rq->feed || rq->interactive,
 		.script = rq->script, .args = rq->cmd, .nargs = rq->ncmd,
 		.env = rq->chan ? rq->env : NULL, .nenv = rq->chan ? rq->nenv : 0,
+		.lone = rq->chan && rq->lone,
 	};
 }
 
@@ -305,13 +308,16 @@ static void classify(struct exec *x, int engine_status)
 	struct exec_res *res = x->res;
 	const struct proto_reply *r = &x->rd.reply;
 	res->oom = r->oom;
-	if (proto_reply_done(r)) {
+	/* A lone call's done markers are the server's, which says them
+	 * however the call ended: also when it could not enter its
+	 * directory (nocwd first), or after we killed it (its stop). */
+	if (r->nocwd && !r->ready && x->stop == EXEC_DONE) {
+		res->outcome = EXEC_NO_CWD;
+	} else if (proto_reply_done(r) && !(r->lone && x->cut)) {
 		res->outcome = EXEC_DONE;
 		res->status = r->s[1].status;
 	} else if (x->stop != EXEC_DONE) {
 		res->outcome = x->stop;
-	} else if (r->nocwd) {
-		res->outcome = EXEC_NO_CWD;
 	} else if (!r->ready) {
 		res->outcome = EXEC_NOT_STARTED;
 		res->status = engine_status;
@@ -404,7 +410,7 @@ static void kill_begin(struct exec *x, void (*then)(struct exec *x))
 	}
 	x->phase = PHASE_KILL;
 	struct strvec cmd = {0};
-	proto_kill_argv(&cmd, pgid);
+	proto_kill_argv(&cmd, pgid, x->rd.reply.lone);
 	engine_exec_argv(&kl->argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL, KILL_MS,
@@ -545,9 +551,13 @@ static void chan_end_wait(struct exec *x)
 static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 {
 	x->stop = stop;
+	x->cut = stop != EXEC_DONE && !proto_reply_done(&x->rd.reply);
 	if (stop == EXEC_DONE || proto_reply_done(&x->rd.reply)) {
 		finish(x);
-	} else if (!x->rq->chan) {
+	} else if (!x->rq->chan || (!x->rd.reply.pgid && !x->chan_dead)) {
+		/* On a channel too: a cancel can come before the server said
+		 * the call's process group (a loaded engine), and the call must
+		 * not run on for want of it. */
 		x->phase = PHASE_PGID;
 		x->phase_end = now + PID_WAIT_MS;
 	} else {
@@ -581,10 +591,14 @@ static void advance(struct exec *x)
 		}
 	}
 	if (x->phase == PHASE_PGID) {
-		if (x->rd.reply.pgid || x->fds[1] < 0 || now_ms() >= x->phase_end)
-			finish(x);
-		else
+		if (x->rd.reply.pgid || x->fds[1] < 0 || x->chan_dead || now_ms() >= x->phase_end) {
+			if (x->rq->chan)
+				kill_begin(x, chan_end_wait);
+			else
+				finish(x);
+		} else {
 			x->wake = x->phase_end;
+		}
 	} else if (x->phase == PHASE_CHAN_END) {
 		if (x->chan_dead || call_ended(x) || now_ms() >= x->phase_end)
 			finish(x);

@@ -46,6 +46,9 @@ struct exec_req {
 	/* Never on a channel: its calls run as asynchronous lists, which
 	 * ignore SIGINT and SIGQUIT, and so would all that they start. */
 	bool own_exec;
+	/* A read that may go lone on a channel (proto_call's lone): its
+	 * head may say "S -"; env does not reach it. */
+	bool lone;
 	/* Who drives the call (exec_run): NULL, exec_run itself. */
 	const struct exec_loop *loop;
 };

@@ -68,6 +68,8 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
  * drained): the unpause that claims it then fails and the next is tried. */
 
 #define HINT_MAX (256 * 1024)
+/* The most lines of the note one take tries before it lists the pool. */
+#define HINT_TRIES 3
 
 static char *hint_path(const struct app *a, const char *spec)
 {
@@ -86,14 +88,6 @@ static bool hint_says(const struct app *a, const char *spec)
 	return yes;
 }
 
-static void hint_drop(const struct app *a, const char *spec)
-{
-	char *p = hint_path(a, spec);
-	if (p)
-		unlink(p);
-	free(p);
-}
-
 /* The note, opened and locked; -1 when it cannot be. */
 static int hint_open(const struct app *a, const char *spec, int flags)
 {
@@ -101,7 +95,7 @@ static int hint_open(const struct app *a, const char *spec, int flags)
 	if (!p)
 		return -1;
 	if (flags & O_CREAT)
-		mkdir(a->cache_dir, 0700);
+		make_dirs(a->cache_dir);
 	int fd = open(p, flags | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
 	free(p);
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -110,6 +104,19 @@ static int hint_open(const struct app *a, const char *spec, int flags)
 		fd = -1;
 	}
 	return fd;
+}
+
+/* Forgets the pool of spec: under the lock, so that no take is handed a
+ * line from a file on its way out. */
+static void hint_drop(const struct app *a, const char *spec)
+{
+	int fd = hint_open(a, spec, 0);
+	char *p = hint_path(a, spec);
+	if (fd >= 0 && p)
+		unlink(p);
+	free(p);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Notes that the pool of spec was filled, with the workspace id, name
@@ -127,6 +134,32 @@ static void hint_add(const struct app *a, const char *spec, const char *id, cons
 		}
 		free(line);
 	}
+	close(fd);
+}
+
+/* Rewrites the note of spec to the pool's ready workspaces, ids and
+ * names as a ps gave them; drops it when there are none. */
+static void hint_reset(const struct app *a, const char *spec, const struct strvec *ids,
+		       const struct strvec *names)
+{
+	if (!ids->n) {
+		hint_drop(a, spec);
+		return;
+	}
+	int fd = hint_open(a, spec, 0);
+	if (fd < 0)
+		return;
+	struct sbuf sb = {0};
+	for (size_t i = 0; i < ids->n && sb.len < HINT_MAX - 256; i++) {
+		sbuf_add(&sb, ids->v[i], strlen(ids->v[i]));
+		sbuf_add(&sb, " ", 1);
+		sbuf_add(&sb, names->v[i], strlen(names->v[i]));
+		sbuf_add(&sb, "\n", 1);
+	}
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, sb.buf, sb.len, 0) < 0) {
+		/* Lost lines cost a ps, no more. */
+	}
+	sbuf_free(&sb);
 	close(fd);
 }
 
@@ -167,6 +200,10 @@ static bool hint_pop(const struct app *a, const char *spec, char *id, char *name
 				got = true;
 			}
 		}
+	}
+	/* A file of HINT_MAX bytes without a line end is no note. */
+	if (n == HINT_MAX && at == 0 && ftruncate(fd, 0) < 0) {
+		/* Then every take lists the pool, no more. */
 	}
 	/* The rest stays, the lines handed out (or unreadable) go. */
 	if (n > 0 && at > 0 && ftruncate(fd, 0) == 0 && at < (size_t)n &&
@@ -240,15 +277,17 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	/* The claim: of two takers, one unpauses it; the other is told it
 	 * is not paused. (A rename is no claim: Docker finds the container
 	 * by its old name before it locks it, Podman renames a container to
-	 * the name it has.) */
-	if (pause_ctr(a, id, false, e) < 0)
+	 * the name it has.) By its pool name, never by its ID: once taken
+	 * it has that name no more, so a stale line of a note cannot unpause
+	 * somebody's workspace that is paused for a while (a snapshot). */
+	if (pause_ctr(a, name, false, e) < 0)
 		return 0;
 	char mine[32];
 	taken_name(name, mine);
 	const char *want = a->cfg.name ? a->cfg.name : mine;
-	if (rename_ctr(a, id, want, e) < 0) {
+	if (rename_ctr(a, name, want, e) < 0) {
 		/* The name is taken: back to the pool it goes. */
-		if (pause_ctr(a, id, true, e) < 0)
+		if (pause_ctr(a, name, true, e) < 0)
 			ws_remove(a, id, NULL);
 		else
 			hint_add(a, spec, id, name);
@@ -266,10 +305,12 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	if (!hint_says(a, spec))
 		return 0;
-	/* First the ones this user's fills made, without a ps. */
+	/* First a few of the ones this user's fills made, without a ps: a
+	 * line goes stale when another user takes its workspace, or it is
+	 * removed, and each costs an engine call. */
 	char id[65], name[64];
 	int got = 0;
-	while (got == 0 && hint_pop(a, spec, id, name))
+	for (int k = 0; k < HINT_TRIES && got == 0 && hint_pop(a, spec, id, name); k++)
 		got = claim(a, spec, id, name, ws);
 	if (got)
 		return got > 0;
@@ -277,17 +318,29 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 	struct strvec ids = {0}, names = {0};
 	if (ready_ones(a, spec, &ids, &names, &ignored) < 0)
 		return 0;
-	if (!ids.n)
-		hint_drop(a, spec);
 	/* From a random one on: concurrent takers seldom try the same. */
 	unsigned char r = 0;
 	char hex[3];
 	if (random_hex(hex, 2) == 0)
 		r = (unsigned char)strtoul(hex, NULL, 16);
+	size_t took = ids.n;
 	for (size_t k = 0; k < ids.n && got == 0; k++) {
 		size_t i = (k + r) % ids.n;
 		got = claim(a, spec, ids.v[i], names.v[i], ws);
+		if (got > 0)
+			took = i;
 	}
+	/* The note says from now on what the engine said, but the one
+	 * taken. */
+	struct strvec rest_ids = {0}, rest_names = {0};
+	for (size_t i = 0; i < ids.n; i++)
+		if (i != took) {
+			strvec_push(&rest_ids, ids.v[i]);
+			strvec_push(&rest_names, names.v[i]);
+		}
+	hint_reset(a, spec, &rest_ids, &rest_names);
+	strvec_clear(&rest_ids);
+	strvec_clear(&rest_names);
 	strvec_clear(&ids);
 	strvec_clear(&names);
 	return got > 0;

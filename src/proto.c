@@ -120,11 +120,31 @@ void proto_request_slot(struct sbuf *out, int slot)
 	sbuf_addf(out, "@%d\n", slot);
 }
 
+bool proto_call_lone(const struct proto_call *c)
+{
+	return c->lone && c->script == PROTO_READ && c->nargs == 1 && !c->input;
+}
+
+/* A lone read (SCRIPT_SERVE): no wrapper, no env (cat needs none). */
+static void lone_request(struct sbuf *out, const char *tag, const struct proto_call *c)
+{
+	sbuf_addf(out, "%s\nr\n3\n", tag);
+	proto_request_value(out, c->workdir ? c->workdir : "");
+	char *cwd = cwd_arg(c);
+	proto_request_value(out, cwd);
+	free(cwd);
+	proto_request_value(out, c->args[0]);
+}
+
 /* On a channel: the wrapper by its slot; a script by its own, run by
  * the wrapper (no new sh) when no environment must go in front of it
  * through env(1). */
 void proto_request(struct sbuf *out, const char *tag, const struct proto_call *c)
 {
+	if (proto_call_lone(c)) {
+		lone_request(out, tag, c);
+		return;
+	}
 	bool by_slot = c->script != PROTO_COMMAND && !c->nenv;
 	size_t n = 8 + c->nargs;
 	if (by_slot)
@@ -176,7 +196,7 @@ void proto_serve_argv(struct strvec *out, const char *tag)
 		strvec_push(out, slots[i]);
 }
 
-void proto_kill_argv(struct strvec *out, long pgid)
+void proto_kill_argv(struct strvec *out, long pgid, bool lone)
 {
 	char group[24];
 	snprintf(group, sizeof(group), "%ld", pgid);
@@ -185,6 +205,8 @@ void proto_kill_argv(struct strvec *out, long pgid)
 	strvec_push(out, SCRIPT_KILL);
 	strvec_push(out, "sandbox-kill");
 	strvec_push(out, group);
+	if (lone)
+		strvec_push(out, "p");
 }
 
 bool proto_kill_gone(const char *out, size_t n)
@@ -222,6 +244,8 @@ struct proto_word proto_word_parse(const char *word)
 		w.kind = PROTO_W_END;
 	else if (with_num(word, "pid", 2, 1L << 30, &w.num))
 		w.kind = PROTO_W_PID;
+	else if (with_num(word, "proc", 2, 1L << 30, &w.num))
+		w.kind = PROTO_W_PROC;
 	return w;
 }
 
@@ -262,6 +286,12 @@ void proto_reply_word(struct proto_reply *r, int stream, const char *word)
 	case PROTO_W_PID:
 		if (err && !r->pgid)
 			r->pgid = w.num;
+		break;
+	case PROTO_W_PROC:
+		if (err && !r->pgid && r->on_chan) {
+			r->pgid = w.num;
+			r->lone = true;
+		}
 		break;
 	default:
 		break;

@@ -52,6 +52,9 @@ struct proto_call {
 	char *const *env;         /* K=V; on a channel only (through env(1)):
 				   * an engine exec sets them itself */
 	size_t nenv;
+	/* A PROTO_READ of one path with no input may go lone on a channel
+	 * (SCRIPT_SERVE): its head then says "S -", no size. */
+	bool lone;
 };
 
 /* The command of an engine exec of its own: /bin/sh -c SCRIPT_EXEC sh
@@ -67,6 +70,8 @@ void proto_exec_argv(struct strvec *out, const struct proto_call *c);
  *   `read -r` may join to the newline in a UTF-8 locale).
  * The values are the wrapper's command line, its own script by slot. */
 void proto_request(struct sbuf *out, const char *tag, const struct proto_call *c);
+/* Whether the call goes lone (STDIN r): WORKDIR, CWD and the path. */
+bool proto_call_lone(const struct proto_call *c);
 
 /* The pieces of a request, for a request of any argv (and the tests). */
 void proto_request_head(struct sbuf *out, const char *tag, bool with_stdin, size_t nvalues);
@@ -76,10 +81,10 @@ void proto_request_slot(struct sbuf *out, int slot);
 /* The channel's server: /bin/sh -c SCRIPT_SERVE sandbox-chan TAG S0..S4. */
 void proto_serve_argv(struct strvec *out, const char *tag);
 
-/* The kill of a call's process group: /bin/sh -c SCRIPT_KILL
- * sandbox-kill PGID; its answer, out[0, n), says whether the group is
- * gone (anything else: it may be alive). */
-void proto_kill_argv(struct strvec *out, long pgid);
+/* The kill of a call's process group (lone: of the process alone):
+ * /bin/sh -c SCRIPT_KILL sandbox-kill PGID [p]; its answer, out[0, n),
+ * says whether it is gone (anything else: it may be alive). */
+void proto_kill_argv(struct strvec *out, long pgid, bool lone);
 bool proto_kill_gone(const char *out, size_t n);
 
 /* The words markers carry. */
@@ -91,6 +96,7 @@ enum proto_word_kind {
 	PROTO_W_NOCWD,    /* the working directory does not exist */
 	PROTO_W_OOM,      /* an out-of-memory kill happened while it ran */
 	PROTO_W_PID,      /* pid:PGID, the call's process group (2..2^30) */
+	PROTO_W_PROC,     /* proc:PID, a lone call's process, in no group of its own */
 	PROTO_W_DONE,     /* done:STATUS, the command's status (0..255) */
 	PROTO_W_BEGIN,    /* a channel's call begins */
 	PROTO_W_END,      /* end:STATUS, a channel's call ended (0..255) */
@@ -103,12 +109,13 @@ struct proto_word proto_word_parse(const char *word);
 
 /* What a call's reply said so far, from the words of its two streams
  * (1: stdout, 2: stderr). Only the words that count, where they count:
- * ready, nocwd, oom and pid on stderr; the first pid; begin and end on
- * a channel, end only after begin. */
+ * ready, nocwd, oom and pid on stderr; the first pid (or proc, on a
+ * channel); begin and end on a channel, end only after begin. */
 struct proto_reply {
 	bool on_chan;
 	bool ready, nocwd, oom;
 	long pgid; /* 0 until said */
+	bool lone; /* pgid is a process's, which leads no group */
 	struct proto_reply_stream {
 		bool done, begun, ended;
 		int status, end_status;

@@ -209,8 +209,10 @@ const char SCRIPT_SHELL[] =
 	"if [ -x /bin/bash ]; then exec /bin/bash; fi\n"
 	"exec /bin/sh\n";
 
-/* TERM to the process group PGID, KILL when it is still there a second
- * later, then says whether it is gone: "gone" or "alive" on stdout. Only
+/* TERM to the process group PGID (with p after it: to the process PGID
+ * alone, a channel's lone call, which leads no group), KILL when it is
+ * still there a second later, then says whether it is gone: "gone" or
+ * "alive" on stdout. Only
  * builtins but sleep, which comes from SAFE_PATH; whatever the
  * workspace does to it, the host bounds this call and treats any other
  * answer as "alive". BusyBox's kill takes no `--`: a negative pid goes
@@ -218,25 +220,27 @@ const char SCRIPT_SHELL[] =
  * fallback. */
 const char SCRIPT_KILL[] =
 	SAFE_PATH
-	"g=$1\n"
-	"kill -15 -\"$g\" 2>/dev/null || { echo gone; exit 0; }\n"
+	"g=-$1\n"
+	"[ \"${2-}\" != p ] || g=$1\n"
+	"kill -15 \"$g\" 2>/dev/null || { echo gone; exit 0; }\n"
 	"w() {\n"
 	"  i=0\n"
-	"  while [ $i -lt 10 ] && kill -0 -\"$g\" 2>/dev/null; do\n"
+	"  while [ $i -lt 10 ] && kill -0 \"$g\" 2>/dev/null; do\n"
 	"    sleep 0.1 2>/dev/null || sleep 1; i=$((i+1))\n"
 	"  done\n"
 	"}\n"
 	"w\n"
-	"kill -9 -\"$g\" 2>/dev/null && w\n"
-	"if kill -0 -\"$g\" 2>/dev/null; then echo alive; else echo gone; fi\n";
+	"kill -9 \"$g\" 2>/dev/null && w\n"
+	"if kill -0 \"$g\" 2>/dev/null; then echo alive; else echo gone; fi\n";
 
 /* Refusals first, so that the host can name the reason; [ -f ] last, so
  * that a FIFO or a device is refused rather than read forever. */
-#define CHECK_READABLE(v)                                                   \
+#define CHECK_READABLE_IN(v, in)                                            \
 	"if [ -d \"$" v "\" ]; then echo 'E isdir'; exit 0; fi\n"           \
-	"if [ ! -e \"$" v "\" ]; then echo 'E notfound'; exit 0; fi\n"      \
-	"if [ ! -f \"$" v "\" ]; then echo 'E notfile'; exit 0; fi\n"       \
-	"if [ ! -r \"$" v "\" ]; then echo 'E denied'; exit 0; fi\n"
+	in "if [ ! -e \"$" v "\" ]; then echo 'E notfound'; exit 0; fi\n"   \
+	in "if [ ! -f \"$" v "\" ]; then echo 'E notfile'; exit 0; fi\n"    \
+	in "if [ ! -r \"$" v "\" ]; then echo 'E denied'; exit 0; fi\n"
+#define CHECK_READABLE(v) CHECK_READABLE_IN(v, "")
 
 const char SCRIPT_READ[] =
 	SAFE_PATH
@@ -378,12 +382,38 @@ const char SCRIPT_TAR[] =
  * wait is for frames, still draining when the call stopped reading. The
  * requests are decoded with LC_ALL=C (bash, in a UTF-8 locale, reads a
  * line ending in a cut multibyte sequence, or expands ${a#=} of one,
- * wrongly); each call gets the LC_ALL the server came with. */
+ * wrongly); each call gets the LC_ALL the server came with.
+ * A lone call (STDIN r; its values WORKDIR CWD PATH) is a read the server
+ * runs itself, the wrapper's and SCRIPT_READ's work done by builtins in a
+ * subshell that then becomes cat: a process started in a container costs
+ * milliseconds, and the usual way starts five (the pipeline's two, setsid,
+ * sh, stat). So it says no size ("S -": the host counts the bytes), it has
+ * no process group (cat starts none; "proc" says the pid, which the host
+ * kills alone) and no setsid, and the server says its done markers. A
+ * cat of the workspace's making that starts processes leaves them
+ * running, as a command's setsid would: the host still bounds the call.
+ * t is unset first: one exported by the image would carry the tag into
+ * the environment of every call, where the workspace could read it. */
 const char SCRIPT_SERVE[] =
 	SAFE_PATH
+	"unset t\n"
 	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6 l=${LC_ALL-} v=${LC_ALL+1}\n"
 	"LC_ALL=C\n"
 	"run() { if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi; exec setsid \"$@\"; }\n"
+	"lone() {\n"
+	"  [ -e " KEEPALIVE_PID " ] && true 2>/dev/null <>" KEEPALIVE_USED "\n"
+	"  e=\n"
+	"  if [ -n \"$1\" ] && ! cd \"$1\" 2>/dev/null &&\n"
+	"     ! { mkdir -p \"$1\" && cd \"$1\"; } 2>/dev/null; then e=1\n"
+	"  elif [ -n \"$2\" ] && ! cd \"$2\" 2>/dev/null; then e=1\n"
+	"  fi\n"
+	"  if [ -n \"$e\" ]; then printf '\\036%s:nocwd\\036' \"$t\" >&2; exit 1; fi\n"
+	"  printf '\\036%s:ready\\036' \"$t\" >&2\n"
+	"  f=$3\n"
+	"  " CHECK_READABLE_IN("f", "  ")
+	"  echo 'S -'\n"
+	"  exec cat -- \"$f\"\n"
+	"}\n"
 	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
 	"printf '\\036%s:ok\\036' \"$T\"\n"
 	"exec 3<&0\n"
@@ -408,11 +438,16 @@ const char SCRIPT_SERVE[] =
 	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
 	"  done\n"
 	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
-	"  if [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | run \"$@\" 3<&- &\n"
+	"  k=pid\n"
+	"  if [ \"$i\" = r ]; then k=proc; lone \"$@\" 3<&- &\n"
+	"  elif [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | run \"$@\" 3<&- &\n"
 	"  else echo \"$t\" | run \"$@\" 3<&- &\n"
 	"  fi\n"
-	"  printf '\\036%s:pid:%d\\036' \"$t\" \"$!\" >&2\n"
+	"  printf '\\036%s:%s:%d\\036' \"$t\" \"$k\" \"$!\" >&2\n"
 	"  wait \"$!\"; s=$?; wait\n"
+	"  if [ \"$k\" = proc ]; then\n"
+	"    printf '\\036%s:done:%d\\036' \"$t\" \"$s\"; printf '\\036%s:done:%d\\036' \"$t\" \"$s\" >&2\n"
+	"  fi\n"
 	"  printf '\\036%s:end:%d\\036' \"$t\" \"$s\"; printf '\\036%s:end:%d\\036' \"$t\" \"$s\" >&2\n"
 	"done\n";
 

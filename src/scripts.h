@@ -71,8 +71,8 @@ extern const char SCRIPT_TTY_KILL[];
 extern const char SCRIPT_SHELL[];
 
 /* Stops a command run by SCRIPT_EXEC: /bin/sh -c SCRIPT_KILL sandbox-kill
- * PGID. TERM to its process group, KILL a second later; answers "gone"
- * or "alive" on stdout. */
+ * PGID [p]. TERM to its process group (with p: to that process alone),
+ * KILL a second later; answers "gone" or "alive" on stdout. */
 extern const char SCRIPT_KILL[];
 
 /* The persistent channel (chan.h): sh -c SCRIPT_SERVE sandbox-chan TAG
@@ -87,7 +87,10 @@ extern const char SCRIPT_KILL[];
  * call runs under setsid, its TAG as the first line of its stdin (as
  * SCRIPT_EXEC wants it), between "begin" and "end:STATUS" markers on
  * both streams, with "pid:PGID" on stderr once it started; output outside
- * them belongs to no call. */
+ * them belongs to no call. With STDIN r, a lone read: NARGS 3, the
+ * values WORKDIR CWD PATH; SCRIPT_READ's answer with "S -" for the size,
+ * by the server and one cat, with "proc:PID" instead of "pid" (no group:
+ * kill the process alone) and the server's own "ready" and "done". */
 extern const char SCRIPT_SERVE[];
 
 

@@ -356,3 +356,18 @@ long long now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	int rc = mkdir(p, 0700) == 0 || errno == EEXIST ? 0 : -1;
+	free(p);
+	return rc;
+}

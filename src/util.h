@@ -79,4 +79,8 @@ bool write_some(int fd, const char *buf, size_t len, size_t *off);
 /* Monotonic clock in milliseconds. */
 long long now_ms(void);
 
+/* mkdir -p, mode 0700 for each directory it makes: 0, or -1 when dir is
+ * not there at the end. */
+int make_dirs(const char *dir);
+
 #endif

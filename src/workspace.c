@@ -121,26 +121,11 @@ bool ws_cached(struct app *a, const char *name, struct ws *ws)
 	return true;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0700);
-		*s = '/';
-	}
-	int rc = mkdir(p, 0700) == 0 || errno == EEXIST ? 0 : -1;
-	free(p);
-	return rc;
-}
-
 /* Best effort: without a cache every call just inspects first. */
 static void cache_put(struct app *a, const char *name, const struct ws *ws)
 {
 	char *path = cache_path(a, name);
-	if (!path || mkdir_p(a->cache_dir) < 0) {
+	if (!path || make_dirs(a->cache_dir) < 0) {
 		free(path);
 		return;
 	}

@@ -543,6 +543,132 @@ test_expect_success 'the channel'"'"'s server killed during a call: the call end
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\""
 '
 
+# A read on the channel goes lone: the server and one cat, which leads no
+# process group of its own (SCRIPT_SERVE). FAKE_CAT stands in for the
+# cat of SAFE_PATH as the workspace can make it behave (what /tmp/catmode
+# says): blocked in the open of a FIFO swapped in after the checks, an
+# endless /dev/zero, endless text; else the real cat (BusyBox: its applet).
+# BusyBox's sh runs its own cat applet whatever /bin/cat is: there, the
+# FIFO is swapped in for real, against the clock.
+FAKE_CAT='#!/bin/sh
+m=; read -r m </tmp/catmode 2>/dev/null
+case $m in
+probe) echo PROBE; exit 0 ;;
+fifo) exec </tmp/fifo ;;
+zero) exec dd if=/dev/zero bs=65536 2>/dev/null ;;
+text) exec yes endless-line ;;
+esac
+if [ -x /bin/cat.real ]; then exec /bin/cat.real "$@"; fi
+exec /bin/busybox cat "$@"'
+test_skip_reason[EXECCAT]="this image's sh runs its own cat, whatever /bin/cat is"
+
+test_expect_success 'a read through the channel: a cat earlier in PATH is not run; bytes like markers are data; sizes as ever' '
+	new_ws LREF &&
+	printf "S 3\nabc\036%s:done:0\036\036%s:end:0\036\036%s:proc:2\036x\n" 0123456789abcdef 0123456789abcdef 0123456789abcdef >m.txt &&
+	sb -w "$LREF" write m.txt <m.txt >/dev/null &&
+	sb -w "$LREF" exec -c "mkdir -p /usr/local/bin && printf \"#!/bin/sh\\necho FORGED\\n\" >/usr/local/bin/cat && chmod +x /usr/local/bin/cat && /usr/local/bin/cat && case :\$PATH: in *:/usr/local/bin:*:/bin:*) echo first ;; esac" >forged &&
+	printf "FORGED\nfirst\n" >expect && cmp_file expect forged &&
+	head -c 20000 /dev/zero >z.bin && sb -w "$LREF" write z.bin <z.bin >/dev/null &&
+	cat >steps <<-\STEPS &&
+	init
+	call 1 read {"path":"m.txt"}
+	<
+	call 2 read {"path":"z.bin"}
+	<
+	call 3 read {"path":"/"}
+	<
+	call 4 read {"path":"nonesuch"}
+	<
+	call 5 read {"path":"/dev/null"}
+	<
+	STEPS
+	mcp out -w "$LREF" <steps &&
+	sum=$(sha256sum <m.txt | cut -c1-64) &&
+	answer out 2 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"sha256\"] == \"$sum\" and d[\"result\"][\"structuredContent\"][\"size\"] == $(wc -c <m.txt) and d[\"result\"][\"structuredContent\"][\"total_lines\"] == 2" &&
+	text_of out 3 >got && printf "error: z.bin: binary file (20000 bytes); use exec to look at it (od, base64)" >expect && cmp_file expect got &&
+	text_of out 4 >got && printf "error: /: is a directory" >expect && cmp_file expect got &&
+	text_of out 5 >got && printf "error: nonesuch: no such file or directory" >expect && cmp_file expect got &&
+	text_of out 6 >got && printf "error: /dev/null: not a regular file" >expect && cmp_file expect got
+'
+
+test_expect_success 'setup: a stand-in for /bin/cat' '
+	printf "%s\n" "$FAKE_CAT" >fakecat &&
+	sb -w "$LREF" write /tmp/fakecat <fakecat >/dev/null &&
+	sb -w "$LREF" exec -c "mkfifo /tmp/fifo && if [ -L /bin/cat ]; then rm /bin/cat; else mv /bin/cat /bin/cat.real; fi && cp /tmp/fakecat /bin/cat && chmod 755 /bin/cat && echo probe >/tmp/catmode" &&
+	sb -w "$LREF" read --raw m.txt >probe &&
+	sb -w "$LREF" exec -c "rm /tmp/catmode" &&
+	if test "$(cat probe)" = PROBE; then test_set_prereq EXECCAT; else cmp_file m.txt probe; fi
+'
+
+test_expect_success EXECCAT 'a lone read that never ends (a FIFO swapped in, /dev/zero, endless text): bounded, killed, the next call works' '
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo fifo >/tmp/catmode"}
+	<
+	call 2 read {"path":"m.txt"}
+	<
+	call 3 exec {"command":"echo zero >/tmp/catmode"}
+	<
+	call 4 read {"path":"m.txt"}
+	<
+	call 5 exec {"command":"echo text >/tmp/catmode"}
+	<
+	call 6 read {"path":"m.txt"}
+	<
+	call 7 exec {"command":"rm /tmp/catmode"}
+	<
+	call 8 read {"path":"m.txt"}
+	<
+	STEPS
+	start=$(now_s) &&
+	mcp out -v -w "$LREF" --timeout 3 <steps &&
+	elapsed_below "$start" 60 &&
+	grep "exec --interactive" out.err >opens &&
+	line_count 1 opens &&
+	text_of out 3 >got && grep_file "^error: timed out after 3s; the command was killed in the workspace" got &&
+	text_of out 5 >got && grep_file "^error: m.txt: binary file ($(wc -c <m.txt) bytes)" got &&
+	text_of out 7 >got && grep_file "^error: timed out after 3s; the command was killed in the workspace" got &&
+	answer out 9 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"size\"] == $(wc -c <m.txt)" &&
+	procs "$LREF" >left &&
+	no_grep_file "^(/bin/sh /bin/cat|dd if=/dev/zero|yes endless)" left
+'
+
+# ln -sfn makes a new link and renames it over the old one (GNU), or
+# removes the old one first (BusyBox): a check may find no file, or none
+# to read.
+test_expect_success 'a path flipped between a file and a FIFO under lone reads: each read ends in its time, the channel stays, the next read works' '
+	sb -w "$LREF" exec -c "mkfifo /tmp/ff && echo a >/tmp/reg && { while :; do ln -sfn /tmp/ff /tmp/flip; ln -sfn /tmp/reg /tmp/flip; done >/dev/null 2>&1 </dev/null & echo \$! >/tmp/flipper; }" &&
+	{
+		echo init
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "call $i read {\"path\":\"/tmp/flip\"}"; echo "<"; done
+		echo "call 13 exec {\"command\":\"read -r p </tmp/flipper && kill \$p\"}"
+		echo "<"
+		echo "call 14 read {\"path\":\"m.txt\"}"
+		echo "<"
+	} >steps &&
+	start=$(now_s) &&
+	mcp out -v -w "$LREF" --timeout 2 <steps &&
+	elapsed_below "$start" 90 &&
+	grep "exec --interactive" out.err >opens &&
+	line_count 1 opens &&
+	for n in 2 3 4 5 6 7 8 9 10 11 12 13; do
+		text_of out $n >got &&
+		case $(cat got) in
+		"     1	a") ;;
+		"error: /tmp/flip: not a regular file" | "error: /tmp/flip: no such file or directory" | "error: /tmp/flip: permission denied") ;;
+		"error: timed out after 2s; the command was killed in the workspace"*) ;;
+		*) echo "call $((n - 1)): unexpected answer:" >&4; cat got >&4; return 1 ;;
+		esac || return 1
+	done &&
+	answer out 15 "d[\"result\"][\"isError\"] is False and d[\"result\"][\"structuredContent\"][\"size\"] == $(wc -c <m.txt)"
+'
+
+test_expect_success 'in the end: /bin/cat as it was' '
+	sb -w "$LREF" exec -c "rm /bin/cat /usr/local/bin/cat && if [ -e /bin/cat.real ]; then mv /bin/cat.real /bin/cat; else ln -s busybox /bin/cat; fi" &&
+	sb -w "$LREF" read m.txt >/dev/null &&
+	sb destroy "$LREF" >/dev/null
+'
+
 # BusyBox's sh runs its own setsid applet even with no link to it: there,
 # this shows the channel; on Debian, the fallback.
 test_expect_success 'an image without setsid: every call goes as an engine exec of its own, same answers' '

@@ -283,6 +283,50 @@ test_expect_success 'a noted workspace that is gone: the take tries the next, th
 	sb destroy "$(cat ref)" >/dev/null
 '
 
+# A line of the note outlives the workspace it names when another user's
+# take gets it by a list (that take cannot strike out our line). Once that
+# user's workspace is paused (a snapshot pauses it for its size check and
+# commit; or the user pauses it), the line's unpause succeeds: it must not
+# make the workspace ours, nor rename it away from its owner.
+test_expect_success 'a noted workspace another user took, paused: not taken from its owner' '
+	sb pool fill 1 --image "$IMAGE" --env W=3 >out 2>/dev/null &&
+	SSPEC=$(cat out) &&
+	note=$XDG_CACHE_HOME/sandbox/ids/pool-$ENGINE-$SSPEC &&
+	line_count 1 "$note" &&
+	other=$TRASH/.cache-other &&
+	mkdir -p "$other/sandbox/ids" &&
+	XDG_CACHE_HOME=$other sb pool fill 1 --image "$IMAGE" --env W=3 >/dev/null 2>&1 &&
+	XDG_CACHE_HOME=$other sb create --image "$IMAGE" --env W=3 >ref 2>/dev/null &&
+	victim=$(id_of "$(cat ref)") &&
+	cmp_text "$victim" <(cut -c 1-64 "$note") &&
+	eng pause "$victim" >/dev/null &&
+	thief=$(new_name thief) &&
+	sb create --image "$IMAGE" --env W=3 --name "$thief" >/dev/null 2>&1;
+	got=$(id_of "$thief" 2>/dev/null);
+	now=$(eng container inspect --format "{{.Name}}" "$victim" | sed "s,^/,,");
+	eng unpause "$victim" >/dev/null 2>&1;
+	check "the thief got $got, the victim $victim" test "$got" != "$victim" &&
+	check "the victim is now named $now" test "$now" = "$(cat ref)"
+'
+
+# Lines go stale without a take of this user: destroy --all, a drain by
+# another user, another user's takes by a list. A take must not try them
+# all, one engine call each, before it lists the pool (200 took 75 s).
+test_expect_success 'a note of many stale lines: a take tries a few, then lists the pool' '
+	sb pool fill 1 --image "$IMAGE" --env W=4 >out 2>/dev/null &&
+	TSPEC=$(cat out) &&
+	note=$XDG_CACHE_HOME/sandbox/ids/pool-$ENGINE-$TSPEC &&
+	live=$(cat "$note") &&
+	for i in $(seq 1 40); do
+		printf "%064x sandbox-pool-%s-%012x\n" "$i" "$TSPEC" "$i" || return 1
+	done >"$note" &&
+	printf "%s\n" "$live" >>"$note" &&
+	sb -v create --image "$IMAGE" --env W=4 >ref 2>err &&
+	grep -c -E "^\+ [^ ]+ unpause " err >n || : &&
+	check "unpause calls: $(cat n)" test "$(cat n)" -le 8 &&
+	sb destroy "$(cat ref)" >/dev/null
+'
+
 test_expect_success ALONE 'destroy --all removes the pools too' '
 	alone &&
 	sb pool fill 1 --image "$IMAGE" >/dev/null 2>&1 &&

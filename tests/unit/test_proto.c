@@ -38,9 +38,13 @@ static void test_slots(void)
 		same = strcmp(sv.v[5 + i], proto_slot_text(i)) == 0;
 	ok(same && strcmp(sv.v[4], TAG) == 0, "the server gets its tag, then S0..S4 in slot order");
 	strvec_clear(&sv);
-	proto_kill_argv(&sv, 1234);
+	proto_kill_argv(&sv, 1234, false);
 	ok(sv.n == 5 && strcmp(sv.v[2], SCRIPT_KILL) == 0 && strcmp(sv.v[3], "sandbox-kill") == 0 &&
 	   strcmp(sv.v[4], "1234") == 0, "the kill: /bin/sh -c SCRIPT_KILL sandbox-kill PGID");
+	strvec_clear(&sv);
+	proto_kill_argv(&sv, 1234, true);
+	ok(sv.n == 6 && strcmp(sv.v[4], "1234") == 0 && strcmp(sv.v[5], "p") == 0,
+	   "the kill of a lone call: PID p");
 	strvec_clear(&sv);
 	ok(proto_kill_gone("gone\n", 5), "kill answer: gone");
 	ok(!proto_kill_gone("alive\n", 6) && !proto_kill_gone("gone", 4) &&
@@ -70,9 +74,11 @@ static void test_words(void)
 	word_is("end:7", PROTO_W_END, 7);
 	word_is("pid:2", PROTO_W_PID, 2);
 	word_is("pid:1073741824", PROTO_W_PID, 1L << 30);
+	word_is("proc:2", PROTO_W_PROC, 2);
 	static const char *const unknown[] = {
 		"", "done", "done:", "done:256", "done:-1", "done:1x", "done:01:", "done:99999999999999999999",
 		"end:", "end:300", "pid:", "pid:0", "pid:1", "pid:-5", "pid:1073741825",
+		"proc:", "proc:1", "proc", "procs:5",
 		"readyy", "read", "ok:", "begin:1", "doneX:1", "nocwd:", "oom:1", "xyz",
 	};
 	for (size_t i = 0; i < ARRAY_LEN(unknown); i++)
@@ -119,6 +125,17 @@ static void test_reply_rules(void)
 	proto_reply_word(&r, 2, "end:9");
 	ok(proto_reply_ended(&r) && r.s[1].end_status == 9 && !proto_reply_done(&r),
 	   "channel: both ends; the call never said done");
+	ok(!r.lone, "channel: pid says a group");
+
+	proto_reply_init(&r, false);
+	proto_reply_word(&r, 2, "proc:55");
+	ok(!r.pgid && !r.lone, "engine exec: proc does not count (no lone call there)");
+	proto_reply_init(&r, true);
+	proto_reply_word(&r, 1, "proc:55");
+	ok(!r.pgid && !r.lone, "channel: proc counts on stderr only");
+	proto_reply_word(&r, 2, "proc:55");
+	proto_reply_word(&r, 2, "pid:66");
+	ok(r.pgid == 55 && r.lone, "channel: proc says a lone process, and a later pid does not count");
 }
 
 /* ---- the reply in random chunks, against a reference ---- */
@@ -291,6 +308,20 @@ static void test_request_golden(void)
 	is_str(req.buf, TAG "\n0\n16\n=/bin/sh\n=-c\n@0\n=sh\n=\n=\n=2\n=0\n=env\n=A=1\n\\B=\\0012\n"
 	       "=/bin/sh\n=-c\n@4\n=sh\n=f\n",
 	       "request: a script with an environment goes through env(1), still by slot");
+	sbuf_reset(&req);
+	c = (struct proto_call){.workdir = "/w", .cwd = "-d", .script = PROTO_READ, .args = args,
+				.nargs = 1, .env = env, .nenv = 2, .lone = true};
+	proto_request(&req, TAG, &c);
+	is_str(req.buf, TAG "\nr\n3\n=/w\n=./-d\n=f\n",
+	       "request: a lone read, WORKDIR CWD PATH, no environment");
+	sbuf_reset(&req);
+	c.input = true;
+	proto_request(&req, TAG, &c);
+	ok(strncmp(req.buf, TAG "\n1\n", strlen(TAG) + 3) == 0, "request: a read with input is never lone");
+	sbuf_reset(&req);
+	c = (struct proto_call){.script = PROTO_TAR, .args = args, .nargs = 1, .lone = true};
+	proto_request(&req, TAG, &c);
+	ok(strncmp(req.buf, TAG "\n0\n", strlen(TAG) + 3) == 0, "request: only a read goes lone");
 	sbuf_free(&req);
 }
 
@@ -498,6 +529,20 @@ static void server_round_trip(const char *const *shell, size_t nshell, char *con
 	char *t[] = {"true"};
 	struct proto_call f = {.workdir = dir, .cwd = "nonesuch", .args = t, .nargs = 1};
 	proto_request(&req, "ffffffffffffffff", &f);
+	/* G: the read of B, lone, by its name under the workdir; H: lone, a
+	 * cwd that is not there; I: lone, a directory. */
+	char *base[] = {strrchr(path, '/') + 1};
+	struct proto_call g = {.workdir = dir, .script = PROTO_READ, .args = base, .nargs = 1,
+			       .lone = true};
+	proto_request(&req, "gggggggggggggggg", &g);
+	struct proto_call h = g;
+	h.cwd = "nonesuch";
+	proto_request(&req, "hhhhhhhhhhhhhhhh", &h);
+	char *slash[] = {"/"};
+	struct proto_call i = {.script = PROTO_READ, .args = slash, .nargs = 1, .lone = true};
+	proto_request(&req, "iiiiiiiiiiiiiiii", &i);
+	/* J: after them, a command still runs as ever. */
+	proto_request(&req, "jjjjjjjjjjjjjjjj", &e);
 
 	struct sbuf io[2] = {{0}, {0}};
 	int status = run_io(argv.v, envp, req.buf, req.len, io);
@@ -548,6 +593,28 @@ static void server_round_trip(const char *const *shell, size_t nshell, char *con
 	read_call(io, "ffffffffffffffff", true, &c);
 	ok(c.reply.nocwd && !c.reply.ready && !proto_reply_done(&c.reply) &&
 	   c.reply.s[1].end_status == 1, "%s: a missing cwd says nocwd, ends 1", title);
+	seen_free(&c);
+
+	sbuf_reset(&want);
+	sbuf_adds(&want, "S -\nhello\n\036x\n");
+	read_call(io, "gggggggggggggggg", true, &c);
+	is_mem(c.out[0].buf, c.out[0].len, want.buf, want.len, "%s: a lone read: S -, the bytes",
+	       title);
+	ok(c.reply.ready && c.reply.lone && c.reply.pgid >= 2 && proto_reply_done(&c.reply) &&
+	   c.reply.s[1].status == 0 && c.reply.s[1].end_status == 0 && c.out[1].len == 0,
+	   "%s: a lone read: ready, proc, done:0, end:0, no stderr", title);
+	seen_free(&c);
+	read_call(io, "hhhhhhhhhhhhhhhh", true, &c);
+	ok(c.reply.nocwd && !c.reply.ready && c.out[0].len == 0,
+	   "%s: a lone read in a missing cwd says nocwd", title);
+	seen_free(&c);
+	read_call(io, "iiiiiiiiiiiiiiii", true, &c);
+	is_mem(c.out[0].buf, c.out[0].len, "E isdir\n", 8, "%s: a lone read of a directory: E isdir",
+	       title);
+	seen_free(&c);
+	read_call(io, "jjjjjjjjjjjjjjjj", true, &c);
+	ok(c.reply.s[1].status == 7 && !c.reply.lone && c.reply.pgid >= 2,
+	   "%s: a command after lone reads: its status, its group", title);
 	seen_free(&c);
 
 	sbuf_free(&want);
