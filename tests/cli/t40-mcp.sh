@@ -656,6 +656,8 @@ test_expect_success 'a path flipped between a file and a FIFO under lone reads: 
 		case $(cat got) in
 		"     1	a") ;;
 		"error: /tmp/flip: not a regular file" | "error: /tmp/flip: no such file or directory" | "error: /tmp/flip: permission denied") ;;
+		# BusyBox ln -sfn unlinks, then links: cat may find no file.
+		"error: the in-container script failed (status 1): cat: "*) ;;
 		"error: timed out after 2s; the command was killed in the workspace"*) ;;
 		*) echo "call $((n - 1)): unexpected answer:" >&4; cat got >&4; return 1 ;;
 		esac || return 1
