@@ -138,11 +138,12 @@ static void hint_add(const struct app *a, const char *spec, const char *id, cons
 }
 
 /* Rewrites the note of spec to the pool's ready workspaces, ids and
- * names as a ps gave them; drops it when there are none. */
+ * names as a ps gave them, but the one at skip (ids->n: none); drops it
+ * when there are none. */
 static void hint_reset(const struct app *a, const char *spec, const struct strvec *ids,
-		       const struct strvec *names)
+		       const struct strvec *names, size_t skip)
 {
-	if (!ids->n) {
+	if (ids->n == (skip < ids->n ? 1u : 0u)) {
 		hint_drop(a, spec);
 		return;
 	}
@@ -151,6 +152,8 @@ static void hint_reset(const struct app *a, const char *spec, const struct strve
 		return;
 	struct sbuf sb = {0};
 	for (size_t i = 0; i < ids->n && sb.len < HINT_MAX - 256; i++) {
+		if (i == skip)
+			continue;
 		sbuf_add(&sb, ids->v[i], strlen(ids->v[i]));
 		sbuf_add(&sb, " ", 1);
 		sbuf_add(&sb, names->v[i], strlen(names->v[i]));
@@ -332,15 +335,7 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 	}
 	/* The note says from now on what the engine said, but the one
 	 * taken. */
-	struct strvec rest_ids = {0}, rest_names = {0};
-	for (size_t i = 0; i < ids.n; i++)
-		if (i != took) {
-			strvec_push(&rest_ids, ids.v[i]);
-			strvec_push(&rest_names, names.v[i]);
-		}
-	hint_reset(a, spec, &rest_ids, &rest_names);
-	strvec_clear(&rest_ids);
-	strvec_clear(&rest_names);
+	hint_reset(a, spec, &ids, &names, took);
 	strvec_clear(&ids);
 	strvec_clear(&names);
 	return got > 0;
