@@ -620,7 +620,8 @@ const char SCRIPT_JOB_CMD[] =
  * bytes: from the chunk that holds OFF (or the first after it, when
  * OFF's is gone: START says where the bytes begin), from OFF, and from
  * the chunk right after it, at most MAX bytes; END is the stream's end
- * as seen then, MORE 1 when more follows the bytes. A chunk is held open
+ * as seen then (never short of the bytes sent: the chunks grow between
+ * one stat and the next), MORE 1 when more follows the bytes. A chunk is held open
  * while it is read: the capper may remove it meanwhile. Only a regular
  * file is read (one that the workspace made a FIFO would never end;
  * swapped in between the check and the open, the call's deadline ends
@@ -677,6 +678,7 @@ const char SCRIPT_JOB_POLL[] =
 	"    {\n"
 	"      size \"$d/$1.$nx\"\n"
 	"      [ $n -le $(($3 - l)) ] || n=$(($3 - l))\n"
+	"      [ $((o + l + n)) -le $en ] || en=$((o + l + n))\n"
 	"      m=0; [ $((o + l + n)) -ge $en ] || m=1\n"
 	"      echo \"S $o $((l + n)) $m $en\"\n"
 	"      [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"
@@ -685,6 +687,7 @@ const char SCRIPT_JOB_POLL[] =
 	"    } 4<\"$d/$1.$nx\"\n"
 	"  fi\n"
 	"  [ $v = 0 ] || return 0\n"
+	"  [ $((o + l)) -le $en ] || en=$((o + l))\n"
 	"  m=0; [ $((o + l)) -ge $en ] || m=1\n"
 	"  echo \"S $o $l $m $en\"\n"
 	"  [ $l = 0 ] || tail -c +$((o - c + 1)) <&3 | head -c $l\n"

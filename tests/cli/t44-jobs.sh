@@ -280,6 +280,41 @@ test_expect_success 'forged job files: refused or shown as they are, bounded, ne
 	must_be_empty out
 '
 
+# A stat that makes the chunk it looks at grow after each call: what a
+# poll meets when the job writes between its stats, every time. (BusyBox
+# sh runs its own applet, whatever PATH says: STATWRAP then is not set.)
+test_expect_success 'setup: a job whose chunk grows at each stat' '
+	cat >grow.sh <<-\EOF &&
+	d=/tmp/.sandbox-jobs
+	mkdir -p $d/80
+	echo 0 >$d/80/exit
+	: >$d/80/done
+	real=$(command -v stat)
+	printf "#!/bin/sh\n%s \"\$@\"; r=\$?\nprintf x >>$d/80/o.0\nexit \$r\n" "$real" >/usr/sbin/stat
+	chmod 755 /usr/sbin/stat
+	printf abc >$d/80/o.0
+	sh -c "PATH=/usr/sbin:/usr/bin:/sbin:/bin; stat -c %s $d/80/o.0 >/dev/null"
+	cat $d/80/o.0
+	printf abc >$d/80/o.0
+	EOF
+	sb -w "$REF" write /tmp/grow.sh <grow.sh &&
+	sb -w "$REF" exec -- sh /tmp/grow.sh >probe &&
+	if test "$(cat probe)" = abcx; then test_set_prereq STATWRAP; fi
+'
+
+test_expect_success STATWRAP 'a chunk that grows between one stat and the next: an answer that adds up' '
+	sb -w "$REF" logs 80 >out 2>err;
+	rc=$? &&
+	sb -w "$REF" exec -- rm -f /usr/sbin/stat &&
+	test $rc = 0 &&
+	must_be_empty err &&
+	grep_file -xE "abcx*" out
+'
+
+test_expect_success 'the stand-in stat is gone' '
+	sb -w "$REF" exec -- rm -f /usr/sbin/stat
+'
+
 test_expect_success 'kill never signals a group that is not the job'"'"'s: a lost job, pid 1' '
 	cat >forge2.sh <<-\EOF &&
 	setsid sh -c "sleep 1005 & echo \$\$ >/tmp/pg"
