@@ -221,7 +221,7 @@ int do_run(struct app *a, struct exec_result *r, struct err *e)
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
-	if (ws_create(a, &ws, false, e) < 0) {
+	if (ws_create(a, &ws, WS_BRIEF, e) < 0) {
 		if (e->kind == ERR_FAILED)
 			e->kind = ERR_WORKSPACE;
 		return -1;
@@ -234,9 +234,13 @@ int do_run(struct app *a, struct exec_result *r, struct err *e)
 	else
 		rc = exec_in(a, &ws, r, e);
 	/* Whatever happened, nothing is left behind: a signal that arrived
-	 * meanwhile must not stop the removal. */
+	 * meanwhile must not stop the removal. One from a pool whose command
+	 * ended goes in the background: its status is known, and the caller
+	 * need not wait for the kill and the removal. */
 	int outer = spawn_grace_begin();
-	if (ws_remove(a, ws.id, &r->not_removed) < 0)
+	if (ws.pooled && rc >= 0 && !spawn_interrupted && ws_remove_detached(a, ws.id) == 0)
+		;
+	else if (ws_remove(a, ws.id, &r->not_removed) < 0)
 		r->removed = false;
 	ws_forget(a, ws.name);
 	spawn_grace_end(outer);

@@ -26,7 +26,7 @@ int do_create(struct app *a, struct ref_result *r, struct err *e)
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'; engine run arguments go after --", a->o.args.v[0]);
 	struct ws ws;
-	if (ws_create(a, &ws, false, e) < 0)
+	if (ws_create(a, &ws, WS_KEEP, e) < 0)
 		return -1;
 	ref_fill(r, &ws);
 	ws_free(&ws);
@@ -297,6 +297,7 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	*r = (struct removed_result){0};
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[0]);
+	ws_removals_wait(a);
 	struct list_result l;
 	if (life_list(a, &l, LIFE_ALL, e) < 0)
 		return -1;

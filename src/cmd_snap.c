@@ -493,7 +493,7 @@ int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 	a->cfg.copy = NULL;
 	a->cfg.workdir_set = false;
 	struct ws ws;
-	if (ws_create(a, &ws, false, e) < 0) {
+	if (ws_create(a, &ws, WS_KEEP, e) < 0) {
 		char why[sizeof(e->msg)];
 		snprintf(why, sizeof(why), "%s", e->msg);
 		err_set(e, e->kind, "%s; the snapshot %s stays ('sandbox destroy --snapshot %s' removes it)",

@@ -308,7 +308,7 @@ static int pin_workspace(struct server *s, struct err *e)
 		if (ws_attach(a, a->ref, true, &s->pin, e) < 0)
 			return -1;
 	} else {
-		if (ws_create(a, &s->pin, true, e) < 0) {
+		if (ws_create(a, &s->pin, WS_BY_THE_WAY, e) < 0) {
 			if (e->kind == ERR_FAILED)
 				e->kind = ERR_WORKSPACE;
 			return -1;

@@ -272,9 +272,10 @@ static int rename_ctr(struct app *a, const char *from, const char *to, struct er
 
 /* Claims the pool's workspace id, name into ws: 1 when it is ours, 0
  * when another took it first or it is gone, -1 when it is ours but its
- * name would not do (it is back in the pool: a new one would fail too). */
+ * name would not do (it is back in the pool: a new one would fail too).
+ * keep_name: as pool_take's. */
 static int claim(struct app *a, const char *spec, const char *id, const char *name,
-		 struct ws *ws)
+		 bool keep_name, struct ws *ws)
 {
 	struct err lost = {0}, *e = &lost;
 	/* The claim: of two takers, one unpauses it; the other is told it
@@ -285,6 +286,12 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	 * somebody's workspace that is paused for a while (a snapshot). */
 	if (pause_ctr(a, name, false, e) < 0)
 		return 0;
+	if (keep_name) {
+		/* Unpaused, it is no taker's: they claim only paused ones. */
+		*ws = (struct ws){.name = xstrdup(name), .id = xstrdup(id),
+				  .workdir = xstrdup(a->cfg.workdir), .pooled = true};
+		return 1;
+	}
 	char mine[32];
 	taken_name(name, mine);
 	const char *want = a->cfg.name ? a->cfg.name : mine;
@@ -302,7 +309,7 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	return 1;
 }
 
-int pool_take(struct app *a, long idle, struct ws *ws)
+int pool_take(struct app *a, long idle, bool keep_name, struct ws *ws)
 {
 	char spec[POOL_SPEC_LEN + 1];
 	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
@@ -314,7 +321,7 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 	char id[65], name[64];
 	int got = 0;
 	for (int k = 0; k < HINT_TRIES && got == 0 && hint_pop(a, spec, id, name); k++)
-		got = claim(a, spec, id, name, ws);
+		got = claim(a, spec, id, name, keep_name, ws);
 	if (got)
 		return got > 0;
 	struct err ignored = {0};
@@ -329,7 +336,7 @@ int pool_take(struct app *a, long idle, struct ws *ws)
 	size_t took = ids.n;
 	for (size_t k = 0; k < ids.n && got == 0; k++) {
 		size_t i = (k + r) % ids.n;
-		got = claim(a, spec, ids.v[i], names.v[i], ws);
+		got = claim(a, spec, ids.v[i], names.v[i], keep_name, ws);
 		if (got > 0)
 			took = i;
 	}
@@ -441,6 +448,7 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[1]);
 	if (spec && (strlen(spec) != POOL_SPEC_LEN || strspn(spec, "0123456789abcdef") != POOL_SPEC_LEN))
 		return err_set(e, ERR_USAGE, "--spec '%s': expected a pool's spec, %d hex digits as pool list shows it", spec, POOL_SPEC_LEN);
+	ws_removals_wait(a);
 	struct list_result l;
 	if (life_list(a, &l, LIFE_POOLS, e) < 0)
 		return -1;

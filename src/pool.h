@@ -34,7 +34,9 @@ void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long id
  * what is wrong). Looks only when this user filled a pool of the spec (a
  * file in the cache directory says so), so a create without pools costs
  * no engine call more. The workspaces this user's fills made are in that
- * file, and tried first without a ps. */
-int pool_take(struct app *a, long idle, struct ws *ws);
+ * file, and tried first without a ps. keep_name (a run's, removed when
+ * its command ends): it keeps its pool name, one engine call less, and
+ * ws->pooled is set. */
+int pool_take(struct app *a, long idle, bool keep_name, struct ws *ws);
 
 #endif

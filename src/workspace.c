@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -300,6 +302,61 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	return 0;
 }
 
+/* The lock that detached removals hold shared, one file per engine in
+ * the cache directory (flock: it goes with the open file to the child,
+ * and stays held while the child lives). */
+static int removals_lock(const struct app *a, int how)
+{
+	if (!a->cache_dir)
+		return -1;
+	make_dirs(a->cache_dir);
+	const char *base = strrchr(a->engine, '/');
+	char *p = xasprintf("%s/removing-%s", a->cache_dir, base ? base + 1 : a->engine);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	free(p);
+	if (fd >= 0 && flock(fd, how | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int ws_remove_detached(struct app *a, const char *ref)
+{
+	int lock = removals_lock(a, LOCK_SH);
+	if (lock < 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(lock);
+		return -1;
+	}
+	if (pid == 0) {
+		static const int deaf[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
+		for (size_t i = 0; i < ARRAY_LEN(deaf); i++)
+			signal(deaf[i], SIG_IGN);
+		setsid();
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; null >= 0 && fd < 3; fd++)
+			dup2(null, fd);
+		_exit(ws_remove(a, ref, NULL) < 0 ? 1 : 0);
+	}
+	close(lock); /* the child's copy holds it */
+	return 0;
+}
+
+void ws_removals_wait(struct app *a)
+{
+	long long until = now_ms() + (long long)(a->cfg.engine_timeout + 5) * 1000;
+	int fd;
+	while ((fd = removals_lock(a, LOCK_EX)) < 0 && a->cache_dir && now_ms() < until &&
+	       !spawn_stopping())
+		nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+	if (fd >= 0)
+		close(fd);
+}
+
 static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
 {
 	(void)ctx;
@@ -428,7 +485,7 @@ int ws_script(struct app *a, struct ws *ws, const char *script, struct err *e)
 	return rc < 0 ? -1 : res.status;
 }
 
-int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
+int ws_create(struct app *a, struct ws *ws, enum ws_use use, struct err *e)
 {
 	memset(ws, 0, sizeof(*ws));
 	char name[160];
@@ -440,9 +497,12 @@ int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e)
 			return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 		snprintf(name, sizeof(name), "sandbox-%s", hex);
 	}
-	long idle = ws_idle(a, by_the_way);
+	long idle = ws_idle(a, use == WS_BY_THE_WAY);
 	if (!a->cfg.copy && a->cfg.ttl == 0 && !a->cfg.from) {
-		if (pool_take(a, idle, ws) > 0) {
+		bool brief = use == WS_BRIEF && !a->cfg.name && idle == 0;
+		if (pool_take(a, idle, brief, ws) > 0) {
+			if (brief)
+				return 0; /* a pool's name is nobody's ref: not cached */
 			struct err ignored = {0};
 			if (idle == 0 || ws_script(a, ws, SCRIPT_ARM, &ignored) == 0) {
 				cache_put(a, ws->name, ws);
@@ -484,7 +544,7 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 		snprintf(a->ws_name, sizeof(a->ws_name), "%s", ws->name);
 		return 0;
 	}
-	if (ws_create(a, ws, true, e) < 0) {
+	if (ws_create(a, ws, WS_BY_THE_WAY, e) < 0) {
 		/* Not the command's status: the workspace failed. */
 		if (e->kind == ERR_FAILED)
 			e->kind = ERR_WORKSPACE;

@@ -21,6 +21,7 @@ struct ws {
 	char *nonce;   /* from the label, after an inspect */
 	long long expires; /* ttl's deadline, after an inspect; 0: none */
 	bool cached;  /* id came from the cache, not from an inspect now */
+	bool pooled;  /* taken from a pool for a run, under its pool name */
 };
 
 void ws_free(struct ws *ws);
@@ -36,11 +37,18 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
  * trust_cache), started if stopped. */
 int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	      struct err *e);
+/* What a new workspace is for. */
+enum ws_use {
+	WS_KEEP,       /* create, fork: the user's until destroyed */
+	WS_BY_THE_WAY, /* for a command that needed one (exec without -w,
+			* mcp): CFG_DEFAULT_IDLE unless idle is set */
+	WS_BRIEF,      /* run's, removed when its command ends: one from a
+			* pool keeps the pool's name (ws->pooled), which
+			* saves the rename */
+};
 /* A new workspace from a->cfg and a->o.extra: one taken from a pool of
- * the same spec (pool.h) when there is one, else one made (ws_make).
- * by_the_way: made for a command that needed one (exec without -w, mcp),
- * which gets CFG_DEFAULT_IDLE unless idle is set. */
-int ws_create(struct app *a, struct ws *ws, bool by_the_way, struct err *e);
+ * the same spec (pool.h) when there is one, else one made (ws_make). */
+int ws_create(struct app *a, struct ws *ws, enum ws_use use, struct err *e);
 /* Makes a new workspace named name: the container, the copy (create
  * --copy), the setup command (its output to stderr: stdout is for
  * results); removes it again if a step fails. pooled: for a pool, whose
@@ -54,6 +62,16 @@ int ws_script(struct app *a, struct ws *ws, const char *script, struct err *e);
 long ws_idle(const struct app *a, bool by_the_way);
 /* Removes by name or ID; a container that is already gone is fine. */
 int ws_remove(struct app *a, const char *ref, struct err *e);
+/* The same in a process of our own that outlives us: in a session of its
+ * own, deaf to the signals that end a terminal's or a job's processes,
+ * its output nowhere, the engine call under its usual deadline. 0 when
+ * it is on its way; -1 when it is not (no cache directory for its lock,
+ * a removal waiter holds it, or no fork): nothing was started then. */
+int ws_remove_detached(struct app *a, const char *ref);
+/* Waits, up to the engine's deadline and a little, for the detached
+ * removals of this user (ws_remove_detached) to end: a destroy --all,
+ * prune or pool drain then neither races them nor misses them. */
+void ws_removals_wait(struct app *a);
 
 /* create --copy (cmd_copy.c): copies a->cfg.copy into the new
  * workspace's workdir and keeps its baseline; copy_forget drops the

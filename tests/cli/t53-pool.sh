@@ -106,12 +106,15 @@ test_expect_success 'create --name of a name in use fails as without a pool, and
 	cmp_text 1 <(ready "$SPEC")
 '
 
-test_expect_success 'run takes one, and removes it' '
+test_expect_success 'run takes one under its pool name, and removes it once the command ended' '
 	id=$(pool_ids "$SPEC") &&
-	sb run --image "$IMAGE" --setup "$SETUP" -- cat /tmp/setup-ran >out &&
-	cmp_text once out &&
+	name=$(eng container inspect --format "{{.Name}}" "$id" | sed "s,^/,,") &&
+	sb -v --json run --image "$IMAGE" --setup "$SETUP" -- cat /tmp/setup-ran >out 2>err &&
+	json_check out "d[\"stdout\"] == \"once\\n\" and d[\"exit_code\"] == 0 and d[\"workspace\"] == \"$name\"" &&
+	line_count 1 <(grep -E "^\+ [^ ]+ unpause " err) &&
+	no_grep_file -E "^\+ [^ ]+ (rename|ps) " err &&
 	cmp_text 0 <(ready "$SPEC") &&
-	ctr_gone "$id"
+	wait_until 30 ctr_gone "$id"
 '
 
 test_expect_success 'an empty pool: a new workspace, made as without one' '
@@ -325,6 +328,62 @@ test_expect_success 'a note of many stale lines: a take tries a few, then lists 
 	grep -c -E "^\+ [^ ]+ unpause " err >n || : &&
 	check "unpause calls: $(cat n)" test "$(cat n)" -le 8 &&
 	sb destroy "$(cat ref)" >/dev/null
+'
+
+# An engine whose rm waits 5 s first: a run from a pool is over before
+# its removal is, and what comes next must not trip over that removal.
+slow_engine() {
+	mkdir -p slow &&
+	printf "#!/bin/sh\n[ \"\$1\" = rm ] && sleep 5\nexec %s \"\$@\"\n" "$(command -v "$ENGINE")" >"slow/$ENGINE" &&
+	chmod +x "slow/$ENGINE"
+}
+
+test_expect_success 'a run from a pool keeps its status and output; pool drain waits for its removal' '
+	sb pool fill 1 --image "$IMAGE" --env W=5 >out 2>/dev/null &&
+	RSPEC=$(cat out) &&
+	slow_engine &&
+	expect_status 3 env PATH="$PWD/slow:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=5 -c "echo out; echo err >&2; exit 3" >out &&
+	json_check out "d[\"stdout\"] == \"out\\n\" and d[\"stderr\"] == \"err\\n\" and d[\"exit_code\"] == 3" &&
+	name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"workspace\"])" out) &&
+	case $name in "sandbox-pool-$RSPEC-"*) ;; *) false ;; esac &&
+	sb pool drain --spec "$RSPEC" >drained &&
+	no_grep_file -F "$name" drained &&
+	ctr_gone "$name"
+'
+
+test_expect_success 'prune waits for a removal on its way too' '
+	sb pool fill 1 --image "$IMAGE" --env W=6 >out 2>/dev/null &&
+	PSPEC=$(cat out) &&
+	env PATH="$PWD/slow:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=6 -- true >out &&
+	name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"workspace\"])" out) &&
+	sb prune --older-than 3650d >pruned &&
+	ctr_gone "$name" &&
+	no_grep_file -F "$name" pruned &&
+	sb pool drain --spec "$PSPEC" >/dev/null
+'
+
+test_expect_success 'run --name from a pool: taken under that name, and removed' '
+	sb pool fill 1 --image "$IMAGE" --env W=7 >out 2>/dev/null &&
+	NSPEC=$(cat out) &&
+	id=$(pool_ids "$NSPEC") &&
+	name=$(new_name prun) &&
+	sb --json run --image "$IMAGE" --env W=7 --name "$name" -- true >out &&
+	json_check out "d[\"workspace\"] == \"$name\"" &&
+	wait_until 30 ctr_gone "$id" &&
+	cmp_text 0 <(ready "$NSPEC")
+'
+
+test_expect_success 'an interrupted run from a pool: removed before it exits' '
+	sb pool fill 1 --image "$IMAGE" --env W=8 >out 2>/dev/null &&
+	ISPEC=$(cat out) &&
+	id=$(pool_ids "$ISPEC") &&
+	set -m &&
+	{ "$SANDBOX" --engine "$ENGINE" run --image "$IMAGE" --env W=8 -- sleep 607 >out 2>err & pid=$!; } &&
+	set +m &&
+	wait_until 60 has_proc "$id" "^sleep 607" &&
+	kill -INT "$pid" &&
+	expect_status 130 wait_exit 60 "$pid" &&
+	ctr_gone "$id"
 '
 
 test_expect_success ALONE 'destroy --all removes the pools too' '
