@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "engine.h"
@@ -297,10 +298,13 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	*r = (struct removed_result){0};
 	if (a->o.args.n)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[0]);
-	ws_removals_wait(a);
+	int held = ws_removals_hold(a);
 	struct list_result l;
-	if (life_list(a, &l, LIFE_ALL, e) < 0)
+	if (life_list(a, &l, LIFE_ALL, e) < 0) {
+		if (held >= 0)
+			close(held);
 		return -1;
+	}
 	struct ws_row *w = l.rows;
 	struct strvec ids = {0};
 	for (size_t i = 0; i < l.n; i++) {
@@ -316,6 +320,8 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 	int rc = life_remove(a, &ids, r, e);
 	strvec_clear(&ids);
 	list_result_free(&l);
+	if (held >= 0)
+		close(held);
 	if (rc < 0)
 		removed_result_free(r);
 	return rc;

@@ -236,13 +236,19 @@ static int source_check(struct app *a, const char *ref, char **id, char **state,
 	char *next = strchr(line, '\n');
 	if (next)
 		*next++ = '\0';
-	char *f[3];
-	if (fields(line, f, 3) != 3 || !is_id(f[0])) {
+	char *f[4];
+	if (fields(line, f, 4) != 4 || !is_id(f[0])) {
 		err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
 		goto done;
 	}
 	if (strcmp(f[1], "true") != 0) {
 		err_set(e, ERR_WORKSPACE, "container %s has no label " LABEL_WORKSPACE "=true; refusing to touch it", ref);
+		goto done;
+	}
+	/* A pool's, by its ID: the commit would pause it, and a paused one
+	 * of a pool is ready for any taker. */
+	if (strncmp(f[3] + (f[3][0] == '/'), POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0) {
+		err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
 		goto done;
 	}
 	*id = xstrdup(f[0]);

@@ -160,7 +160,7 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 	strvec_push(out, "--format={{.Id}}\t{{.State.Running}}\t{{index .Config.Labels \""
 			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
 			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}");
+			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t{{.Name}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }
@@ -352,7 +352,7 @@ void engine_snap_ctr_argv(struct strvec *out, const char *engine, const char *ct
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
 	strvec_push(out, "--format={{.Id}}\t{{index .Config.Labels \"" LABEL_WORKSPACE "\"}}\t"
-			 "{{.State.Status}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}");
+			 "{{.State.Status}}\t{{.Name}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }

@@ -283,7 +283,9 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	 * by its old name before it locks it, Podman renames a container to
 	 * the name it has.) By its pool name, never by its ID: once taken
 	 * it has that name no more, so a stale line of a note cannot unpause
-	 * somebody's workspace that is paused for a while (a snapshot). */
+	 * somebody's workspace that is paused for a while (a snapshot).
+	 * A run's keeps that name (keep_name), but no taker unpauses it:
+	 * it is not paused, and cannot pause itself. */
 	if (pause_ctr(a, name, false, e) < 0)
 		return 0;
 	if (keep_name) {
@@ -448,10 +450,13 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[1]);
 	if (spec && (strlen(spec) != POOL_SPEC_LEN || strspn(spec, "0123456789abcdef") != POOL_SPEC_LEN))
 		return err_set(e, ERR_USAGE, "--spec '%s': expected a pool's spec, %d hex digits as pool list shows it", spec, POOL_SPEC_LEN);
-	ws_removals_wait(a);
+	int held = ws_removals_hold(a);
 	struct list_result l;
-	if (life_list(a, &l, LIFE_POOLS, e) < 0)
+	if (life_list(a, &l, LIFE_POOLS, e) < 0) {
+		if (held >= 0)
+			close(held);
 		return -1;
+	}
 	struct strvec ids = {0};
 	for (size_t i = 0; i < l.n; i++) {
 		if (spec && strcmp(l.rows[i].spec, spec) != 0)
@@ -463,6 +468,8 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 	int rc = life_remove(a, &ids, &r->removed, e);
 	strvec_clear(&ids);
 	list_result_free(&l);
+	if (held >= 0)
+		close(held);
 	return rc;
 }
 

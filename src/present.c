@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "grep.h"
 #include "json.h"
 #include "jvb.h"
@@ -304,7 +305,14 @@ void exec_text(FILE *f, FILE *err, const struct exec_result *r)
 
 void run_left(FILE *err, const struct exec_result *r)
 {
-	if (!r->removed && r->workspace[0])
+	if (r->removed || !r->workspace[0])
+		return;
+	/* One of a pool's keeps its name, which destroy refuses. */
+	size_t n = strlen(POOL_NAME_PREFIX);
+	if (strncmp(r->workspace, POOL_NAME_PREFIX, n) == 0)
+		fprintf(err, "sandbox: run: %s; remove it with 'sandbox pool drain --spec %.*s'\n",
+			r->not_removed.msg, (int)strcspn(r->workspace + n, "-"), r->workspace + n);
+	else
 		fprintf(err, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
 			r->not_removed.msg, r->workspace);
 }

@@ -89,6 +89,46 @@ void spawn_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+pid_t spawn_fork_detached(int keep)
+{
+	static const int deaf[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
+	sigset_t set, old;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+		sigaddset(&set, deaf[i]);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return -1;
+	/* Blocked from here: a signal that comes now is the parent's (it
+	 * stays pending there), never the child's. */
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid_t pid = -1;
+	if (!spawn_interrupted) {
+		fflush(NULL);
+		pid = fork();
+	}
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+			signal(deaf[i], SIG_IGN); /* and the pending ones go */
+		spawn_interrupted = 0;
+		signals = grace_floor = 0;
+		spawn_signal_drain();
+		setsid();
+		for (int fd = 0; fd < 3; fd++)
+			dup2(null, fd);
+		long max = sysconf(_SC_OPEN_MAX);
+		if (max < 0 || max > (1L << 20))
+			max = 1L << 20;
+		for (int fd = 3; fd < max; fd++)
+			if (fd != keep && fd != sig_pipe[0] && fd != sig_pipe[1])
+				close(fd);
+	} else {
+		close(null);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
 static int cloexec_pipe(int fds[2])
 {
 	if (pipe(fds) < 0)

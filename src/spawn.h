@@ -49,6 +49,13 @@ bool spawn_stopping(void);
  * anything. begin returns what end takes back. */
 int spawn_grace_begin(void);
 void spawn_grace_end(int outer);
+/* A process of ours that goes on after we end (a fork, no exec): in a
+ * session of its own, deaf to SIGHUP, SIGINT, SIGTERM, SIGQUIT and
+ * SIGPIPE, no signal counted, stdin, stdout and stderr /dev/null, and
+ * every other descriptor closed but keep and our own. The child's pid in
+ * the parent, 0 in the child; -1 when none was made (no /dev/null, no
+ * fork, or a signal came already). */
+pid_t spawn_fork_detached(int keep);
 /* Readable once a signal came (-1 before spawn_install_signals): every
  * poll() that waits for long includes it, so that a signal between the
  * check of spawn_stopping and the poll still wakes it up. The flags

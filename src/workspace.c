@@ -2,6 +2,7 @@
 #include "workspace.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -207,16 +208,22 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 	 * (Docker as "<no value>"), so trailing tabs are fields. */
 	while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
 		out.buf[--out.len] = '\0';
-	/* ID, running, label, workdir, nonce, expires: tab-separated; the
-	 * workdir has no control characters (checked at create). */
-	char *f[6] = {out.buf ? out.buf : ""};
-	for (int i = 1; i < 6 && f[i - 1]; i++) {
+	/* ID, running, label, workdir, nonce, expires, name: tab-separated;
+	 * the workdir has no control characters (checked at create). */
+	char *f[7] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 7 && f[i - 1]; i++) {
 		f[i] = strchr(f[i - 1], '\t');
 		if (f[i])
 			*f[i]++ = '\0';
 	}
 	if (!f[5] || strchr(f[0], '\n') || strspn(f[0], "0123456789abcdef") < 12) {
 		err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
+		goto done;
+	}
+	/* A pool's, by its ID: as nobody's as by its name (ws_check_ref). */
+	const char *name = f[6] ? f[6] + (f[6][0] == '/') : "";
+	if (strcmp(f[2], "true") == 0 && strncmp(name, POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0) {
+		err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
 		goto done;
 	}
 	if (strcmp(f[2], "true") != 0)
@@ -302,59 +309,109 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	return 0;
 }
 
-/* The lock that detached removals hold shared, one file per engine in
- * the cache directory (flock: it goes with the open file to the child,
- * and stays held while the child lives). */
-static int removals_lock(const struct app *a, int how)
+/* Detached removals (run's, from a pool), in the cache directory: the
+ * file removing-ENGINE, which each holds a shared flock on while it
+ * works (flock: the lock goes with the open file into the child, and
+ * stays while it lives); and a file removing-ENGINE-ID for each, made
+ * before and removed after its removal worked, so that one whose
+ * process died or failed is found later. */
+static char *removals_path(const struct app *a, const char *id)
+{
+	const char *base = strrchr(a->engine, '/');
+	base = base ? base + 1 : a->engine;
+	return id ? xasprintf("%s/removing-%s-%s", a->cache_dir, base, id)
+		  : xasprintf("%s/removing-%s", a->cache_dir, base);
+}
+
+static bool full_id(const char *id)
+{
+	return strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64;
+}
+
+int ws_remove_detached(struct app *a, const char *id)
+{
+	if (!a->cache_dir || !full_id(id))
+		return -1;
+	make_dirs(a->cache_dir);
+	char *path = removals_path(a, NULL);
+	int lock = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	free(path);
+	if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0) {
+		close(lock); /* a drain or a prune works: the caller removes it */
+		lock = -1;
+	}
+	if (lock < 0)
+		return -1;
+	char *note = removals_path(a, id);
+	int fd = open(note, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	pid_t pid = fd < 0 ? -1 : spawn_fork_detached(lock);
+	if (pid == 0) {
+		int rc = ws_remove(a, id, NULL);
+		if (rc == 0)
+			unlink(note);
+		_exit(rc < 0 ? 1 : 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pid < 0)
+		unlink(note);
+	free(note);
+	close(lock); /* the child's copy holds it */
+	return pid < 0 ? -1 : 0;
+}
+
+/* The records of removals whose process is gone (we hold the lock): their
+ * workspaces are removed now, and said so. */
+static void removals_left(struct app *a)
+{
+	const char *base = strrchr(a->engine, '/');
+	base = base ? base + 1 : a->engine;
+	char *prefix = xasprintf("removing-%s-", base);
+	size_t n = strlen(prefix);
+	struct strvec ids = {0};
+	DIR *d = opendir(a->cache_dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strncmp(de->d_name, prefix, n) == 0 && full_id(de->d_name + n))
+			strvec_push(&ids, de->d_name + n);
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < ids.n; i++) {
+		if (ws_remove(a, ids.v[i], NULL) < 0)
+			continue;
+		char *note = removals_path(a, ids.v[i]);
+		unlink(note);
+		free(note);
+		fprintf(stderr, "sandbox: removed %.12s, a run's workspace whose removal in the background did not finish\n",
+			ids.v[i]);
+	}
+	strvec_clear(&ids);
+	free(prefix);
+}
+
+int ws_removals_hold(struct app *a)
 {
 	if (!a->cache_dir)
 		return -1;
-	make_dirs(a->cache_dir);
-	const char *base = strrchr(a->engine, '/');
-	char *p = xasprintf("%s/removing-%s", a->cache_dir, base ? base + 1 : a->engine);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	free(p);
-	if (fd >= 0 && flock(fd, how | LOCK_NB) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-int ws_remove_detached(struct app *a, const char *ref)
-{
-	int lock = removals_lock(a, LOCK_SH);
-	if (lock < 0)
-		return -1;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(lock);
-		return -1;
-	}
-	if (pid == 0) {
-		static const int deaf[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
-		for (size_t i = 0; i < ARRAY_LEN(deaf); i++)
-			signal(deaf[i], SIG_IGN);
-		setsid();
-		int null = open("/dev/null", O_RDWR);
-		for (int fd = 0; null >= 0 && fd < 3; fd++)
-			dup2(null, fd);
-		_exit(ws_remove(a, ref, NULL) < 0 ? 1 : 0);
-	}
-	close(lock); /* the child's copy holds it */
-	return 0;
-}
-
-void ws_removals_wait(struct app *a)
-{
-	long long until = now_ms() + (long long)(a->cfg.engine_timeout + 5) * 1000;
-	int fd;
-	while ((fd = removals_lock(a, LOCK_EX)) < 0 && a->cache_dir && now_ms() < until &&
-	       !spawn_stopping())
+	char *path = removals_path(a, NULL);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return -1; /* none was ever started here */
+	int secs = a->cfg.engine_timeout + 5;
+	long long until = now_ms() + (long long)secs * 1000;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		bool busy = errno == EWOULDBLOCK || errno == EINTR;
+		if (!busy || spawn_stopping() || now_ms() >= until) {
+			if (busy && !spawn_stopping())
+				fprintf(stderr, "sandbox: a run's workspace is still being removed in the background after %ds; going on without waiting\n",
+					secs);
+			close(fd);
+			return -1;
+		}
 		nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
-	if (fd >= 0)
-		close(fd);
+	}
+	removals_left(a);
+	return fd;
 }
 
 static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)

@@ -62,16 +62,18 @@ int ws_script(struct app *a, struct ws *ws, const char *script, struct err *e);
 long ws_idle(const struct app *a, bool by_the_way);
 /* Removes by name or ID; a container that is already gone is fine. */
 int ws_remove(struct app *a, const char *ref, struct err *e);
-/* The same in a process of our own that outlives us: in a session of its
- * own, deaf to the signals that end a terminal's or a job's processes,
- * its output nowhere, the engine call under its usual deadline. 0 when
- * it is on its way; -1 when it is not (no cache directory for its lock,
- * a removal waiter holds it, or no fork): nothing was started then. */
-int ws_remove_detached(struct app *a, const char *ref);
-/* Waits, up to the engine's deadline and a little, for the detached
- * removals of this user (ws_remove_detached) to end: a destroy --all,
- * prune or pool drain then neither races them nor misses them. */
-void ws_removals_wait(struct app *a);
+/* The same by a full ID, in a process of ours that outlives us
+ * (spawn_fork_detached), the engine call under its usual deadline. 0
+ * when it is on its way; -1 when it is not (no cache directory for its
+ * lock and record, a drain or prune holds the lock, no fork, a signal
+ * came): nothing was started then, and the caller removes it. */
+int ws_remove_detached(struct app *a, const char *id);
+/* For a destroy --all, prune or pool drain: waits, up to the engine's
+ * deadline and 5 s (then says so), for this user's detached removals to
+ * end, and holds them off until the returned fd is closed (runs then
+ * remove their workspace themselves); removes the workspaces of those
+ * whose process died or failed. -1: nothing to hold. */
+int ws_removals_hold(struct app *a);
 
 /* create --copy (cmd_copy.c): copies a->cfg.copy into the new
  * workspace's workdir and keeps its baseline; copy_forget drops the

@@ -362,6 +362,57 @@ test_expect_success 'prune waits for a removal on its way too' '
 	sb pool drain --spec "$PSPEC" >/dev/null
 '
 
+test_expect_success 'a run whose removal in the background failed: the next drain removes it, and says so' '
+	sb pool fill 1 --image "$IMAGE" --env W=10 >out 2>/dev/null &&
+	FSPEC=$(cat out) &&
+	id=$(pool_ids "$FSPEC") &&
+	mkdir -p failing &&
+	printf "#!/bin/sh\n[ \"\$1\" = rm ] && exit 1\nexec %s \"\$@\"\n" "$(command -v "$ENGINE")" >"failing/$ENGINE" &&
+	chmod +x "failing/$ENGINE" &&
+	env PATH="$PWD/failing:$PATH" "$SANDBOX" --engine "$ENGINE" run --image "$IMAGE" --env W=10 -- true &&
+	sb pool drain --spec "$FSPEC" >drained 2>err &&
+	grep_file -x -F "sandbox: removed $(echo "$id" | cut -c 1-12), a run${SQ}s workspace whose removal in the background did not finish" err &&
+	ctr_gone "$id" &&
+	sb pool drain --spec "$FSPEC" >/dev/null 2>err &&
+	must_be_empty err
+'
+
+# An engine whose rm waits for the file go (a minute at most).
+gated_engine() {
+	mkdir -p gated &&
+	printf "#!/bin/sh\nif [ \"\$1\" = rm ]; then i=0; while [ ! -e %s/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; fi\nexec %s \"\$@\"\n" "$PWD" "$(command -v "$ENGINE")" >"gated/$ENGINE" &&
+	chmod +x "gated/$ENGINE"
+}
+
+test_expect_success 'a run from a pool: its caller waits for neither the removal nor its own descriptors' '
+	sb pool fill 1 --image "$IMAGE" --env W=9 >out 2>/dev/null &&
+	GSPEC=$(cat out) &&
+	id=$(pool_ids "$GSPEC") &&
+	gated_engine &&
+	rm -f fifo go &&
+	mkfifo fifo &&
+	{ cat fifo >fd3.out & } &&
+	reader=$! &&
+	out=$(env PATH="$PWD/gated:$PATH" "$SANDBOX" --engine "$ENGINE" run --image "$IMAGE" --env W=9 -- echo hi 3>fifo) &&
+	test "$out" = hi &&
+	wait_exit 30 "$reader" &&
+	ctr_exists "$id" &&
+	touch go &&
+	wait_until 60 ctr_gone "$id"
+'
+
+test_expect_success 'a pool${SQ}s workspace by its ID is nobody${SQ}s too: refused, left paused' '
+	sb pool fill 1 --image "$IMAGE" --env W=11 >out 2>/dev/null &&
+	DSPEC=$(cat out) &&
+	id=$(pool_ids "$DSPEC") &&
+	expect_status 2 sb -w "$id" exec -- true 2>err &&
+	grep_file -F "is a pool${SQ}s workspace" err &&
+	expect_status 2 sb snapshot "$id" --name "$(new_name poolsnap)" 2>err &&
+	grep_file -F "is a pool${SQ}s workspace" err &&
+	test "$(ctr_state "$id")" = paused &&
+	sb pool drain --spec "$DSPEC" >/dev/null
+'
+
 test_expect_success 'run --name from a pool: taken under that name, and removed' '
 	sb pool fill 1 --image "$IMAGE" --env W=7 >out 2>/dev/null &&
 	NSPEC=$(cat out) &&

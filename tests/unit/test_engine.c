@@ -399,9 +399,9 @@ static void test_queries(void)
 		"{{index .Config.Labels \"sandbox.workspace\"}}\t"
 		"{{index .Config.Labels \"sandbox.workdir\"}}\t"
 		"{{index .Config.Labels \"sandbox.nonce\"}}\t"
-		"{{index .Config.Labels \"sandbox.expires\"}}",
+		"{{index .Config.Labels \"sandbox.expires\"}}\t{{.Name}}",
 		"--", "sandbox-abc", NULL};
-	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels");
+	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels, name");
 	strvec_clear(&out);
 
 	char *ids[] = {"id1", "id2", "id3"};
@@ -535,10 +535,10 @@ static void test_snapshots(void)
 	const char *ctr[] = {
 		"docker", "inspect", "--type=container",
 		"--format={{.Id}}\t{{index .Config.Labels \"sandbox.workspace\"}}\t{{.State.Status}}"
-		"{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}",
+		"\t{{.Name}}{{range .Mounts}}\n{{.Type}}\t{{.Source}}\t{{.Destination}}{{end}}",
 		"--", "ws", NULL,
 	};
-	is_argv(&out, ctr, "snapshot's inspect: ID, label, state, and the mounts, one a line");
+	is_argv(&out, ctr, "snapshot's inspect: ID, label, state, name, and the mounts, one a line");
 	strvec_clear(&out);
 
 	engine_snap_size_argv(&out, "docker", "0123456789abcdef");
