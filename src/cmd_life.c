@@ -226,12 +226,22 @@ int do_list(struct app *a, struct list_result *r, struct err *e)
  * gone already, as one is when another process removed it since we
  * listed it; Docker's fails for one that another rm is removing. One
  * that is gone without being named was removed by someone else. */
-int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
-		struct err *e)
+int life_remove(struct app *a, const struct strvec *ids, const struct strvec *paused,
+		struct removed_result *r, struct err *e)
 {
 	size_t n = ids->n;
 	if (!n)
 		return 0;
+	/* Paused ones are unpaused first (all in one call; one that is not
+	 * paused any more is no error): Docker 20.10 kills a paused container
+	 * by a kill and a resume, which can leave its rm, and every later
+	 * call about it, hanging for good. */
+	if (paused && paused->n) {
+		struct strvec argv = {0};
+		struct err ignored = {0};
+		engine_unpause_all_argv(&argv, a->engine, paused->v, paused->n);
+		ws_engine_call(a, &argv, NULL, "cannot unpause", ERR_ENGINE, NULL, &ignored);
+	}
 	enum fate { LEFT, REMOVED, GONE } *fate = xmalloc(n * sizeof(*fate));
 	for (size_t i = 0; i < n; i++)
 		fate[i] = LEFT;
@@ -306,7 +316,7 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 		return -1;
 	}
 	struct ws_row *w = l.rows;
-	struct strvec ids = {0};
+	struct strvec ids = {0}, paused = {0};
 	for (size_t i = 0; i < l.n; i++) {
 		if (a->o.life.stopped && strcmp(w[i].state, "running") == 0)
 			continue;
@@ -316,9 +326,12 @@ int do_prune(struct app *a, struct removed_result *r, struct err *e)
 			continue;
 		strvec_push(&ids, w[i].id);
 		strvec_push(&r->names, w[i].name);
+		if (strcmp(w[i].state, "paused") == 0)
+			strvec_push(&paused, w[i].id);
 	}
-	int rc = life_remove(a, &ids, r, e);
+	int rc = life_remove(a, &ids, &paused, r, e);
 	strvec_clear(&ids);
+	strvec_clear(&paused);
 	list_result_free(&l);
 	if (held >= 0)
 		close(held);
@@ -432,7 +445,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	}
 	int rc = unknown.n ? check_refs(a, &unknown, &ids, &r->names, e) : 0;
 	if (rc == 0)
-		rc = life_remove(a, &ids, r, e);
+		rc = life_remove(a, &ids, NULL, r, e);
 	/* A cached ID the engine did not remove was gone already: the cache
 	 * was stale, and the name may be another container's now. */
 	struct strvec stale = {0}, again = {0};
@@ -443,7 +456,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 		struct removed_result more = {0};
 		rc = check_refs(a, &stale, &again, &more.names, e);
 		if (rc == 0)
-			rc = life_remove(a, &again, &more, e);
+			rc = life_remove(a, &again, NULL, &more, e);
 		for (size_t i = 0; i < more.names.n; i++)
 			strvec_push(&r->names, more.names.v[i]);
 		removed_result_free(&more);

@@ -263,6 +263,15 @@ void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
 	strvec_push_all(out, ids, n);
 }
 
+void engine_unpause_all_argv(struct strvec *out, const char *engine, char *const *ids,
+			     size_t n)
+{
+	strvec_push(out, engine);
+	strvec_push(out, "unpause");
+	strvec_push(out, "--");
+	strvec_push_all(out, ids, n);
+}
+
 void engine_version_argv(struct strvec *out, const char *engine)
 {
 	strvec_push(out, engine);

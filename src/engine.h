@@ -124,6 +124,10 @@ void engine_rename_argv(struct strvec *out, const char *engine, const char *from
 			const char *to);
 void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);
 void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr);
+/* ENGINE unpause -- ID...: before a removal, which Docker 20.10 can hang
+ * on for good when it must kill a paused container. */
+void engine_unpause_all_argv(struct strvec *out, const char *engine, char *const *ids,
+			     size_t n);
 /* `rm --force --volumes`: also the container's anonymous volumes. */
 void engine_rm_argv(struct strvec *out, const char *engine, char *const *ids,
 		    size_t n);

@@ -457,16 +457,19 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 			close(held);
 		return -1;
 	}
-	struct strvec ids = {0};
+	struct strvec ids = {0}, paused = {0};
 	for (size_t i = 0; i < l.n; i++) {
 		if (spec && strcmp(l.rows[i].spec, spec) != 0)
 			continue;
 		strvec_push(&ids, l.rows[i].id);
 		strvec_push(&r->removed.names, l.rows[i].name);
+		if (strcmp(l.rows[i].state, "paused") == 0)
+			strvec_push(&paused, l.rows[i].id);
 		hint_drop(a, l.rows[i].spec);
 	}
-	int rc = life_remove(a, &ids, &r->removed, e);
+	int rc = life_remove(a, &ids, &paused, &r->removed, e);
 	strvec_clear(&ids);
+	strvec_clear(&paused);
 	list_result_free(&l);
 	if (held >= 0)
 		close(held);

@@ -290,9 +290,10 @@ int do_pool(struct app *a, struct pool_result *res, struct err *e);
  * a pool's ready ones (pool.h) only with pools, only them with only. */
 enum life_which { LIFE_WORKSPACES, LIFE_ALL, LIFE_POOLS };
 int life_list(struct app *a, struct list_result *r, enum life_which which, struct err *e);
-/* Removes ids in one engine call; r->names are their names. */
-int life_remove(struct app *a, const struct strvec *ids, struct removed_result *r,
-		struct err *e);
+/* Removes ids in one engine call; r->names are their names. Those of
+ * paused (may be NULL) are unpaused first, in one call. */
+int life_remove(struct app *a, const struct strvec *ids, const struct strvec *paused,
+		struct removed_result *r, struct err *e);
 /* Whether w expired: its ttl passed, or its keep-alive ended it. */
 bool life_expired(const struct ws_row *w, long long now);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);

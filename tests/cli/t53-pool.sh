@@ -440,8 +440,11 @@ test_expect_success 'an interrupted run from a pool: removed before it exits' '
 test_expect_success ALONE 'destroy --all removes the pools too' '
 	alone &&
 	sb pool fill 1 --image "$IMAGE" >/dev/null 2>&1 &&
-	sb destroy --all >out &&
+	sb -v destroy --all >out 2>err &&
 	grep_file -E "^removed sandbox-pool-" out &&
+	grep -E "^\+ [^ ]+ (unpause|rm) " err | cut -d " " -f 3 >calls &&
+	printf "%s\n" unpause rm >expect &&
+	cmp_file expect calls &&
 	sb pool list >out &&
 	line_count 1 out
 '

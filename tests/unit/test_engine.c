@@ -343,6 +343,11 @@ static void test_pool(void)
 	const char *p2[] = {"podman", "unpause", "--", "c", NULL};
 	is_argv(&out, p2, "unpause");
 	strvec_clear(&out);
+	char *paused[] = {"-a", "b"};
+	engine_unpause_all_argv(&out, "docker", paused, 2);
+	const char *p3[] = {"docker", "unpause", "--", "-a", "b", NULL};
+	is_argv(&out, p3, "unpause before a removal: every paused one, after --");
+	strvec_clear(&out);
 	engine_rename_argv(&out, "podman", "sandbox-pool-x", "-odd");
 	const char *exp2[] = {"podman", "rename", "--", "sandbox-pool-x", "-odd", NULL};
 	is_argv(&out, exp2, "rename: names after --");
