@@ -36,7 +36,8 @@ static const struct command commands[] = {
 	 "one. Needs a terminal on stdin. Exits with the shell's status.\n",
 	 NULL, false, false, NULL},
 	{C_RUN, "run", cmd_run, NULL, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
-	 "Create a workspace, run one command in it, remove it whatever happens.\n", NULL,
+	 "Create a workspace, run one command in it, remove it whatever happens.\n"
+	 "One taken from a pool goes in the background, once the command ended.\n", NULL,
 	 true, false, NULL},
 	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false, NULL},
 	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false, NULL},
@@ -54,9 +55,9 @@ static const struct command commands[] = {
 	 "pool fill N [create options] [-- ENGINE_RUN_ARGS...] | pool list | pool drain [--spec SPEC]",
 	 "Keep workspaces ready ahead of time. fill makes the pool of these create\n"
 	 "options hold N ready workspaces (setup run); a create, run, exec or mcp\n"
-	 "with the same options then takes one, renamed, in place of a new\n"
-	 "container. list shows the pools (SPEC, READY, IMAGE); drain removes\n"
-	 "them, or the one of --spec.\n", NULL, false, false, NULL},
+	 "with the same options then takes one, renamed (a run's keeps its pool\n"
+	 "name), in place of a new container. list shows the pools (SPEC, READY,\n"
+	 "STOPPED, IMAGE); drain removes them, or the one of --spec.\n", NULL, false, false, NULL},
 	{C_READ, "read", cmd_read, answer_read, "read PATH [--offset N] [--limit N] [--raw]",
 	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
 	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
