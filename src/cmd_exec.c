@@ -238,9 +238,8 @@ int do_run(struct app *a, struct exec_result *r, struct err *e)
 	 * ended goes in the background: its status is known, and the caller
 	 * need not wait for the kill and the removal. */
 	int outer = spawn_grace_begin();
-	if (ws.pooled && rc >= 0 && !spawn_interrupted && ws_remove_detached(a, ws.id) == 0)
-		;
-	else if (ws_remove(a, ws.id, &r->not_removed) < 0)
+	bool later = ws.pooled && rc >= 0 && ws_remove_detached(a, ws.id) == 0;
+	if (!later && ws_remove(a, ws.id, &r->not_removed) < 0)
 		r->removed = false;
 	ws_forget(a, ws.name);
 	spawn_grace_end(outer);

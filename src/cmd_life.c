@@ -167,11 +167,6 @@ static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
 	return true;
 }
 
-static bool pool_member(const char *name)
-{
-	return strncmp(name, POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0;
-}
-
 /* Every workspace of this engine: one ps for the IDs, one inspect for
  * the details. */
 int life_list(struct app *a, struct list_result *r, enum life_which which, struct err *e)
@@ -193,7 +188,7 @@ int life_list(struct app *a, struct list_result *r, enum life_which which, struc
 		struct ws_row w;
 		if (!parse_row(line, &ids, &w))
 			continue;
-		bool pooled = pool_member(w.name);
+		bool pooled = engine_pool_name(w.name);
 		if ((which == LIFE_WORKSPACES && pooled) || (which == LIFE_POOLS && !pooled)) {
 			ws_row_free(&w);
 			continue;

@@ -247,8 +247,8 @@ static int source_check(struct app *a, const char *ref, char **id, char **state,
 	}
 	/* A pool's, by its ID: the commit would pause it, and a paused one
 	 * of a pool is ready for any taker. */
-	if (strncmp(f[3] + (f[3][0] == '/'), POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0) {
-		err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
+	if (engine_pool_name(f[3])) {
+		ws_refuse_pool(ref, e);
 		goto done;
 	}
 	*id = xstrdup(f[0]);

@@ -152,6 +152,12 @@ void engine_exec_tty_argv(struct strvec *out, const char *engine, const char *ct
 	strvec_push_all(out, cmd, ncmd);
 }
 
+bool engine_pool_name(const char *name)
+{
+	name += name[0] == '/';
+	return strncmp(name, POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0;
+}
+
 void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr)
 {
 	strvec_push(out, engine);

@@ -27,6 +27,9 @@
 /* The names of a pool's ready workspaces start with this; taking one
  * renames it. */
 #define POOL_NAME_PREFIX "sandbox-pool-"
+/* Whether a container's name (with Docker's leading '/' or without) is a
+ * pool's ready workspace's. */
+bool engine_pool_name(const char *name);
 /* A snapshot: an image committed from a workspace, named
  * SNAPSHOT_REPO:NAME, with these labels of its own. */
 #define LABEL_SNAPSHOT "sandbox.snapshot"

@@ -75,8 +75,7 @@ static char *hint_path(const struct app *a, const char *spec)
 {
 	if (!a->cache_dir)
 		return NULL;
-	const char *base = strrchr(a->engine, '/');
-	return xasprintf("%s/pool-%s-%s", a->cache_dir, base ? base + 1 : a->engine, spec);
+	return xasprintf("%s/pool-%s-%s", a->cache_dir, ws_engine_name(a), spec);
 }
 
 /* Without a cache directory there is no note: always look. */

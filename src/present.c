@@ -308,10 +308,10 @@ void run_left(FILE *err, const struct exec_result *r)
 	if (r->removed || !r->workspace[0])
 		return;
 	/* One of a pool's keeps its name, which destroy refuses. */
-	size_t n = strlen(POOL_NAME_PREFIX);
-	if (strncmp(r->workspace, POOL_NAME_PREFIX, n) == 0)
+	const char *spec = r->workspace + strlen(POOL_NAME_PREFIX);
+	if (engine_pool_name(r->workspace))
 		fprintf(err, "sandbox: run: %s; remove it with 'sandbox pool drain --spec %.*s'\n",
-			r->not_removed.msg, (int)strcspn(r->workspace + n, "-"), r->workspace + n);
+			r->not_removed.msg, (int)strcspn(spec, "-"), spec);
 	else
 		fprintf(err, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
 			r->not_removed.msg, r->workspace);

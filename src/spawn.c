@@ -94,7 +94,7 @@ pid_t spawn_fork_detached(int keep)
 	static const int deaf[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
 	sigset_t set, old;
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+	for (size_t i = 0; i < ARRAY_LEN(deaf); i++)
 		sigaddset(&set, deaf[i]);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
@@ -108,7 +108,7 @@ pid_t spawn_fork_detached(int keep)
 		pid = fork();
 	}
 	if (pid == 0) {
-		for (size_t i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+		for (size_t i = 0; i < ARRAY_LEN(deaf); i++)
 			signal(deaf[i], SIG_IGN); /* and the pending ones go */
 		spawn_interrupted = 0;
 		signals = grace_floor = 0;

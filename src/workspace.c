@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -28,14 +27,25 @@ void ws_free(struct ws *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
+int ws_refuse_pool(const char *ref, struct err *e)
+{
+	return err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
+}
+
 int ws_check_ref(const char *ref, struct err *e)
 {
 	if (!cfg_valid_container_name(ref))
 		return err_set(e, ERR_USAGE, "'%s' is not a workspace ref: expected a container name like sandbox-0123456789ab", ref);
 	/* A pool's workspace waits for a taker: nobody's yet. */
 	if (strncmp(ref, "sandbox-pool", 12) == 0)
-		return err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
+		return ws_refuse_pool(ref, e);
 	return 0;
+}
+
+const char *ws_engine_name(const struct app *a)
+{
+	const char *base = strrchr(a->engine, '/');
+	return base ? base + 1 : a->engine;
 }
 
 static bool contains_nocase(const char *hay, const char *needle)
@@ -82,8 +92,7 @@ static char *cache_path(struct app *a, const char *name)
 {
 	if (!a->cache_dir)
 		return NULL;
-	const char *base = strrchr(a->engine, '/');
-	return xasprintf("%s/%s-%s", a->cache_dir, base ? base + 1 : a->engine, name);
+	return xasprintf("%s/%s-%s", a->cache_dir, ws_engine_name(a), name);
 }
 
 /* The cache file holds the full ID, the workdir and, when there is one,
@@ -221,9 +230,8 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		goto done;
 	}
 	/* A pool's, by its ID: as nobody's as by its name (ws_check_ref). */
-	const char *name = f[6] ? f[6] + (f[6][0] == '/') : "";
-	if (strcmp(f[2], "true") == 0 && strncmp(name, POOL_NAME_PREFIX, strlen(POOL_NAME_PREFIX)) == 0) {
-		err_set(e, ERR_USAGE, "%s is a pool's workspace: create one from the pool, or remove the pool with 'sandbox pool drain'", ref);
+	if (strcmp(f[2], "true") == 0 && f[6] && engine_pool_name(f[6])) {
+		ws_refuse_pool(ref, e);
 		goto done;
 	}
 	if (strcmp(f[2], "true") != 0)
@@ -317,10 +325,8 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
  * process died or failed is found later. */
 static char *removals_path(const struct app *a, const char *id)
 {
-	const char *base = strrchr(a->engine, '/');
-	base = base ? base + 1 : a->engine;
-	return id ? xasprintf("%s/removing-%s-%s", a->cache_dir, base, id)
-		  : xasprintf("%s/removing-%s", a->cache_dir, base);
+	return id ? xasprintf("%s/removing-%s-%s", a->cache_dir, ws_engine_name(a), id)
+		  : xasprintf("%s/removing-%s", a->cache_dir, ws_engine_name(a));
 }
 
 static bool full_id(const char *id)
@@ -364,9 +370,7 @@ int ws_remove_detached(struct app *a, const char *id)
  * workspaces are removed now, and said so. */
 static void removals_left(struct app *a)
 {
-	const char *base = strrchr(a->engine, '/');
-	base = base ? base + 1 : a->engine;
-	char *prefix = xasprintf("removing-%s-", base);
+	char *prefix = xasprintf("removing-%s-", ws_engine_name(a));
 	size_t n = strlen(prefix);
 	struct strvec ids = {0};
 	DIR *d = opendir(a->cache_dir);

@@ -26,6 +26,10 @@ struct ws {
 
 void ws_free(struct ws *ws);
 int ws_check_ref(const char *ref, struct err *e);
+/* The refusal of a pool's workspace as a ref: -1, e set. */
+int ws_refuse_pool(const char *ref, struct err *e);
+/* The engine's name, the last component of its path: in cache files'. */
+const char *ws_engine_name(const struct app *a);
 
 enum ws_state { WS_MISSING, WS_FOREIGN, WS_STOPPED, WS_RUNNING };
 /* One inspect: whether the container exists, has the label, runs; its
