@@ -184,6 +184,30 @@ test_expect_success 'a newer file comes first' '
 	cmp_file expect out
 '
 
+# Without xargs the listing goes by find -exec: the same answer. (BusyBox
+# sh runs its own applet, whatever PATH holds: NOXARGS then is not set.)
+test_expect_success 'setup: xargs moved out of PATH' '
+	sb -w "$REF" exec -c "for d in /usr/sbin /usr/bin /sbin /bin; do
+		if [ -f \$d/xargs ]; then mv \$d/xargs /tmp/xargs.away; echo \$d >/tmp/xargs.dir; fi
+	done; PATH=/usr/sbin:/usr/bin:/sbin:/bin; command -v xargs || echo none" >probe &&
+	if test "$(cat probe)" = none; then test_set_prereq NOXARGS; fi
+'
+
+test_expect_success NOXARGS,PYTHON 'without xargs: the same files, newest first, odd names whole' '
+	sb -w "$REF" exec -c "mkdir -p /tmp/nx && cd /tmp/nx && touch -d @1000000100 \"a
+b.c\" && touch -d @1000000200 \"x.c
+1000000300 y.c\"" &&
+	sb -w "$REF" glob "**/*.c" >out &&
+	printf "src/x/c.c\nsrc/a.c\nsrc/x/y/b.c\n.hidden.c\nsp ace.c\ntop.c\n" >expect &&
+	cmp_file expect out &&
+	sb --json -w "$REF" glob "*.c" --path /tmp/nx >out &&
+	json_check out "d[\"matches\"] == [\"/tmp/nx/x.c\\n1000000300 y.c\", \"/tmp/nx/a\\nb.c\"]"
+'
+
+test_expect_success 'xargs is back' '
+	sb -w "$REF" exec -c "if [ -f /tmp/xargs.dir ]; then mv /tmp/xargs.away \$(cat /tmp/xargs.dir)/xargs; fi; rm -rf /tmp/nx"
+'
+
 test_expect_success 'bad patterns: exit 2 and why, nothing run' '
 	expect_status 2 sb -w "$REF" glob "{a" >out 2>err &&
 	must_be_empty out &&

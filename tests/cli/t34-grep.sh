@@ -244,7 +244,7 @@ test_expect_success 'names with a colon, a quote, a newline, a tab: quoted C-sty
 	cmp_text "\"r2/a:b.txt\":1:foo" out
 '
 
-test_expect_success 'only the files that hold the bytes every match holds are sent (300 files and more, no newline in a name): all the matches still' '
+test_expect_success 'only the files that hold the bytes every match holds are sent: all the matches still, a name with a newline too' '
 	sb -w "$REF" exec -c "mkdir -p r3 r4 && printf \"say HELLO wOrLd\\n\" >r3/x.txt &&
 		printf \"hello world\\n\" >\"r3/\$(printf \"n\\nl.txt\")\" && printf \"hell world\\n\" >r3/no.txt &&
 		cp r3/x.txt r3/no.txt r4/ && printf \"hel\\000lo world\\n\" >r4/bin.txt &&
@@ -261,6 +261,20 @@ test_expect_success 'only the files that hold the bytes every match holds are se
 	sb -w "$REF" grep -i "lo W" --path r4 --output count >out &&
 	cmp_file expect out &&
 	expect_status 1 sb -w "$REF" grep "lo w" --path r4 >out 2>/dev/null
+'
+
+test_expect_success 'newlines that cut a name where a path could start: the whole name is sent, no other file' '
+	sb -w "$REF" exec -c "mkdir -p r5 && cd r5 && printf \"hello\\n\" >\"\$(printf \"a\\nb.txt\")\" &&
+		printf \"quiet\\n\" >b.txt && mkdir \"\$(printf \"x\\n.\")\" && printf \"hello\\n\" >\"\$(printf \"x\\n.\")/y.txt\" &&
+		printf \"hello\\n\" >\"\$(printf \"two\\n\\nlines\\nx\")\" && printf \"hello\\n\" >\"\$(printf \"\\nb.txt\")\"" &&
+	sb -w "$REF" grep -i "hel+o" --path r5 --output content >out &&
+	cat >expect <<-\EOF &&
+	"r5/\nb.txt":1:hello
+	"r5/a\nb.txt":1:hello
+	"r5/two\n\nlines\nx":1:hello
+	"r5/x\n./y.txt":1:hello
+	EOF
+	cmp_file expect out
 '
 
 test_expect_success PYTHON 'names with a newline in --json: the exact name' '
