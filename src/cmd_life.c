@@ -356,10 +356,11 @@ static char **line_of(char **lines, size_t n, const char *ref)
 }
 
 /* Checks refs (each a valid ref already) in one inspect: their IDs into
- * ids and their names into names, the same order; a missing one is
- * forgotten and skipped; one without the workspace label refuses all. */
+ * ids and their names into names, the same order, and the IDs of the
+ * paused ones into paused too; a missing one is forgotten and skipped;
+ * one without the workspace label refuses all. */
 static int check_refs(struct app *a, const struct strvec *refs, struct strvec *ids,
-		      struct strvec *names, struct err *e)
+		      struct strvec *names, struct strvec *paused, struct err *e)
 {
 	struct strvec argv = {0}, lines = {0};
 	struct sbuf out = {0};
@@ -376,24 +377,26 @@ static int check_refs(struct app *a, const struct strvec *refs, struct strvec *i
 			ws_forget(a, ref);
 			continue;
 		}
-		/* ID, name, the label as JSON: a label cannot add a field or
-		 * a line. */
-		char *f[3] = {*line}, *t = *line;
+		/* ID, name, state, the label as JSON: a label cannot add a
+		 * field or a line. */
+		char *f[4] = {*line}, *t = *line;
 		int nf = 1;
-		while (nf < 3 && (t = strchr(t, '\t'))) {
+		while (nf < 4 && (t = strchr(t, '\t'))) {
 			*t++ = '\0';
 			f[nf++] = t;
 		}
 		const char *id = f[0];
-		if (nf != 3 || strchr(f[2], '\t') || strlen(id) != 64 ||
+		if (nf != 4 || strchr(f[3], '\t') || strlen(id) != 64 ||
 		    strspn(id, "0123456789abcdef") != 64)
 			rc = err_set(e, ERR_ENGINE, "inspect %s: unexpected answer from the engine", ref);
-		else if (strcmp(f[2], "\"true\"") != 0)
+		else if (strcmp(f[3], "\"true\"") != 0)
 			rc = err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
 		if (rc < 0)
 			break;
 		strvec_push(ids, id);
 		strvec_push(names, ref);
+		if (strcmp(f[2], "paused") == 0)
+			strvec_push(paused, id);
 	}
 	strvec_clear(&lines);
 	sbuf_free(&out);
@@ -426,7 +429,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	/* Check every ref first, in one inspect: a refused one means nothing
 	 * is removed. An ID verified before (ws_cached) needs no inspect: IDs
 	 * are never reused, so it can only be that workspace. */
-	struct strvec ids = {0}, unknown = {0}, cached = {0};
+	struct strvec ids = {0}, unknown = {0}, cached = {0}, paused = {0};
 	for (size_t i = 0; i < a->o.args.n; i++) {
 		struct ws ws;
 		if (ws_cached(a, a->o.args.v[i], &ws)) {
@@ -438,9 +441,9 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 		}
 		ws_free(&ws);
 	}
-	int rc = unknown.n ? check_refs(a, &unknown, &ids, &r->names, e) : 0;
+	int rc = unknown.n ? check_refs(a, &unknown, &ids, &r->names, &paused, e) : 0;
 	if (rc == 0)
-		rc = life_remove(a, &ids, NULL, r, e);
+		rc = life_remove(a, &ids, &paused, r, e);
 	/* A cached ID the engine did not remove was gone already: the cache
 	 * was stale, and the name may be another container's now. */
 	struct strvec stale = {0}, again = {0};
@@ -449,9 +452,10 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 			strvec_push(&stale, cached.v[i]);
 	if (rc == 0 && stale.n) {
 		struct removed_result more = {0};
-		rc = check_refs(a, &stale, &again, &more.names, e);
+		strvec_clear(&paused);
+		rc = check_refs(a, &stale, &again, &more.names, &paused, e);
 		if (rc == 0)
-			rc = life_remove(a, &again, NULL, &more, e);
+			rc = life_remove(a, &again, &paused, &more, e);
 		for (size_t i = 0; i < more.names.n; i++)
 			strvec_push(&r->names, more.names.v[i]);
 		removed_result_free(&more);
@@ -461,6 +465,7 @@ int do_destroy(struct app *a, struct removed_result *r, struct err *e)
 	strvec_clear(&unknown);
 	strvec_clear(&cached);
 	strvec_clear(&ids);
+	strvec_clear(&paused);
 	if (rc < 0)
 		removed_result_free(r);
 	return rc;

@@ -192,7 +192,7 @@ void engine_check_argv(struct strvec *out, const char *engine,
 	strvec_push(out, engine);
 	strvec_push(out, "inspect");
 	strvec_push(out, "--type=container");
-	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \""
+	strvec_push(out, "--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json (index .Config.Labels \""
 			 LABEL_WORKSPACE "\")}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, refs, n);

@@ -167,6 +167,21 @@ test_expect_success 'destroy of a stopped workspace' '
 	ctr_gone "$S"
 '
 
+
+# Docker 20.10 kills a paused container by a kill and a resume, which once
+# left its rm and every later call about it hanging: a paused workspace
+# the inspect finds is unpaused first. (One known from the cache is not
+# inspected: its rm goes alone.)
+test_expect_success 'destroy of a paused workspace: unpaused first, then removed' '
+	new_ws P &&
+	eng pause "$P" >/dev/null &&
+	XDG_CACHE_HOME=$TRASH/no-cache sb -v destroy "$P" >out 2>err &&
+	cmp_text "removed $P" out &&
+	grep -E "^\+ [^ ]+ (unpause|rm) " err | cut -d " " -f 3 >calls &&
+	printf "%s\n" unpause rm >expect &&
+	cmp_file expect calls &&
+	ctr_gone "$P"
+'
 test_expect_success 'destroy takes the ref from -w' '
 	new_ws D3 &&
 	sb -w "$D3" destroy >out &&

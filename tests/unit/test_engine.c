@@ -426,7 +426,7 @@ static void test_queries(void)
 	engine_check_argv(&out, "docker", refs, 2);
 	const char *check[] = {
 		"docker", "inspect", "--type=container",
-		"--format={{.Id}}\t{{.Name}}\t{{json (index .Config.Labels \"sandbox.workspace\")}}",
+		"--format={{.Id}}\t{{.Name}}\t{{.State.Status}}\t{{json (index .Config.Labels \"sandbox.workspace\")}}",
 		"--", "sandbox-a", "-b", NULL};
 	is_argv(&out, check, "check: id, name, workspace label as JSON, of every ref after --");
 	strvec_clear(&out);
