@@ -351,8 +351,11 @@ const char SCRIPT_LIST[] =
  * tar takes what grep names. grep -l names a file a line, and BusyBox's
  * has no -Z: awk makes the list NUL-separated again, a line that does
  * not start with ".//" (what find starts every path with, and no path
- * holds elsewhere) being the rest of a name with a newline. What grep
- * says only narrows the stream; the host matches every line it gets. */
+ * holds elsewhere) being the rest of a name with a newline. An awk that
+ * cannot write a NUL (BusyBox's before 1.33, or built without its GNU
+ * extensions) would run the names together, and no file would go: then
+ * every file goes. What grep says only narrows the stream; the host
+ * matches every line it gets. */
 const char SCRIPT_TAR[] =
 	SAFE_PATH
 	"d=$1 l=$2 c=$3\n"
@@ -364,7 +367,8 @@ const char SCRIPT_TAR[] =
 	"if [ ! -d \"$d\" ]; then echo 'E notfile'; exit 0; fi\n"
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
 	"echo 'OK D'\n"
-	"if [ -n \"$l\" ] && command -v grep >/dev/null 2>&1 && command -v awk >/dev/null 2>&1; then\n"
+	"if [ -n \"$l\" ] && command -v grep >/dev/null 2>&1 && command -v awk >/dev/null 2>&1 &&\n"
+	"   [ \"$(awk 'BEGIN { printf \"%c%s\", 0, \"x\" }' 2>/dev/null | tr '\\000' y 2>/dev/null)\" = yx ]; then\n"
 	"  if [ \"$c\" = i ]; then c=-i; else c=-F; fi\n"
 	"  LC_ALL=C; export LC_ALL\n"
 	"  find .// -name .git -prune -o -type f -print0 2>/dev/null |\n"
@@ -372,7 +376,7 @@ const char SCRIPT_TAR[] =
 	"    awk '{ s = substr($0, 1, 3) == \".//\"\n"
 	"      if (NR > 1) { if (s) printf \"%c\", 0; else printf \"\\n\" }\n"
 	"      if (s) printf \"./%s\", substr($0, 4); else printf \"%s\", $0 }\n"
-	"      END { if (NR) printf \"%c\", 0 }' |\n"
+	"      END { if (NR) printf \"%c\", 0 }' 2>/dev/null |\n"
 	"    xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
 	"    dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"  exit 0\n"

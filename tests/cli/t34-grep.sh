@@ -263,6 +263,37 @@ test_expect_success 'only the files that hold the bytes every match holds are se
 	expect_status 1 sb -w "$REF" grep "lo w" --path r4 >out 2>/dev/null
 '
 
+# An awk that cannot print a NUL (BusyBox before 1.33) would run the names
+# together. (BusyBox sh runs its own applet, whatever PATH holds: NULAWK
+# then is not set.)
+test_expect_success 'setup: an awk that drops the NULs it prints' '
+	cat >awk.sh <<-\EOF &&
+	#!/bin/sh
+	for a in /usr/bin/awk /bin/awk; do [ -x "$a" ] && break; done
+	"$a" "$@" | tr -d "\000"
+	EOF
+	sb -w "$REF" write /usr/sbin/awk <awk.sh >/dev/null &&
+	sb -w "$REF" exec -c "chmod 755 /usr/sbin/awk && PATH=/usr/sbin:/usr/bin:/sbin:/bin &&
+		awk ${SQ}BEGIN { printf \"%c%s\", 0, \"x\" }${SQ} | od -An -c | tr -d \" \"" >probe &&
+	if test "$(cat probe)" = x; then test_set_prereq NULAWK; fi
+'
+
+test_expect_success NULAWK 'with that awk: every file goes, the matches are all found' '
+	sb -w "$REF" grep "LO w" --path r4 --output count >out &&
+	printf "r4/x.txt:1\n" >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" grep -i "hel+o w[o]rld" --path r3 --output content >out &&
+	cat >expect <<-\EOF &&
+	"r3/n\nl.txt":1:hello world
+	r3/x.txt:1:say HELLO wOrLd
+	EOF
+	cmp_file expect out
+'
+
+test_expect_success 'the stand-in awk is gone' '
+	sb -w "$REF" exec -- rm -f /usr/sbin/awk
+'
+
 test_expect_success 'newlines that cut a name where a path could start: the whole name is sent, no other file' '
 	sb -w "$REF" exec -c "mkdir -p r5 && cd r5 && printf \"hello\\n\" >\"\$(printf \"a\\nb.txt\")\" &&
 		printf \"quiet\\n\" >b.txt && mkdir \"\$(printf \"x\\n.\")\" && printf \"hello\\n\" >\"\$(printf \"x\\n.\")/y.txt\" &&

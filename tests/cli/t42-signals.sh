@@ -84,12 +84,12 @@ held_call() {
 	expect_status "$want" wait_exit 60 "$pid"
 }
 
-test_expect_success GNU 'grep, SIGTERM while its tar runs: exit 143, killed in the workspace' '
-	held tar &&
-	held_call TERM 143 "/usr/bin/tar -c" grep --path /data zzz &&
+test_expect_success GNU 'grep, SIGTERM while the grep of the workspace runs: exit 143, killed in the workspace' '
+	held grep &&
+	held_call TERM 143 "/usr/bin/grep -l" grep --path /data zzz &&
 	cmp_text "sandbox: grep: interrupted; the command was killed in the workspace" err &&
-	no_call_left "/usr/bin/tar -c" &&
-	released tar
+	no_call_left "/usr/bin/grep -l" &&
+	released grep
 '
 
 test_expect_success GNU 'glob, SIGHUP while its find runs: exit 129, killed in the workspace' '
