@@ -32,7 +32,9 @@
  * first thing). */
 #define PID_WAIT_MS 2000
 /* The kill exec (SCRIPT_KILL): TERM, a second, KILL, a second to see it
- * gone, and the engine's own start-up. */
+ * gone, and the engine's own start-up; to which the time this call took
+ * to start (its ready marker) is added: an engine over ssh, or a loaded
+ * one, takes as long to start the kill. */
 #define KILL_MS 6000
 
 /* Where a call is: running, or after a cancel, waiting for what the
@@ -87,6 +89,7 @@ struct exec {
 	enum exec_outcome stop; /* why the call was stopped; EXEC_DONE: it was not */
 	bool cut;             /* stopped before it said done */
 	long long start;
+	long long ready_at;   /* when the ready marker came; -1: not yet */
 	long long grace_end;  /* after both done markers; -1: not yet */
 	long long phase_end;  /* the end of a wait after a cancel */
 	long long wake;       /* when the next step is due without any I/O; -1: never */
@@ -413,8 +416,11 @@ static void kill_begin(struct exec *x, void (*then)(struct exec *x))
 	proto_kill_argv(&cmd, pgid, x->rd.reply.lone);
 	engine_exec_argv(&kl->argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
 	strvec_clear(&cmd);
-	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL, KILL_MS,
-			    NULL) < 0)
+	long long started = x->ready_at >= 0 ? x->ready_at - x->start : 0;
+	if (started > rq->engine_ms)
+		started = rq->engine_ms;
+	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL,
+			    KILL_MS + (int)started, NULL) < 0)
 		kill_not_gone(x);
 }
 
@@ -572,6 +578,8 @@ static void advance(struct exec *x)
 	x->wake = -1;
 	if (x->phase == PHASE_IO) {
 		const struct proto_reply *r = &x->rd.reply;
+		if (r->ready && x->ready_at < 0)
+			x->ready_at = now;
 		if ((x->fds[0] < 0 && x->fds[1] < 0) || call_ended(x) || x->chan_dead) {
 			/* A client sharing our terminal dies of the same Ctrl-C,
 			 * closing the pipes before we saw the signal. */
@@ -709,7 +717,7 @@ struct exec *exec_start(const struct exec_req *rq, struct exec_res *res, struct 
 	x->rq = rq;
 	x->res = res;
 	x->fds[0] = x->fds[1] = x->win = -1;
-	x->deadline = x->start_deadline = x->grace_end = x->wake = -1;
+	x->deadline = x->start_deadline = x->ready_at = x->grace_end = x->wake = -1;
 	x->phase = PHASE_IO;
 	x->stop = EXEC_DONE;
 	for (int i = 0; i < 2; i++) {
