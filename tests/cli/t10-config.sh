@@ -94,9 +94,9 @@ test_expect_success 'exec without a workspace creates one from the config' '
 '
 
 test_expect_success 'timeout and max_output from the config' '
-	printf "[sandbox]\ntimeout = 1\nmax_output = 10\n" >limits.ini &&
+	printf "[sandbox]\ntimeout = 5\nmax_output = 10\n" >limits.ini &&
 	expect_status 124 sb --config limits.ini -w "$R" exec -- sleep 30 2>err &&
-	cmp_text "sandbox: exec: timed out after 1s; the command was killed in the workspace" err &&
+	cmp_text "sandbox: exec: timed out after 5s; the command was killed in the workspace" err &&
 	sb --config limits.ini -w "$R" exec --timeout 0 -- sleep 2 &&
 	if test_have_prereq PYTHON; then
 		sb --config limits.ini --json -w "$R" exec -- seq 1 100 >out &&
