@@ -308,13 +308,14 @@ void run_left(FILE *err, const struct exec_result *r)
 	if (r->removed || !r->workspace[0])
 		return;
 	/* One of a pool's keeps its name, which destroy refuses. */
-	const char *spec = r->workspace + strlen(POOL_NAME_PREFIX);
-	if (engine_pool_name(r->workspace))
+	if (engine_pool_name(r->workspace)) {
+		const char *spec = r->workspace + strlen(POOL_NAME_PREFIX);
 		fprintf(err, "sandbox: run: %s; remove it with 'sandbox pool drain --spec %.*s'\n",
 			r->not_removed.msg, (int)strcspn(spec, "-"), spec);
-	else
+	} else {
 		fprintf(err, "sandbox: run: %s; remove it with 'sandbox destroy %s'\n",
 			r->not_removed.msg, r->workspace);
+	}
 }
 
 void exec_tree(struct jv *t, const struct exec_result *r)
