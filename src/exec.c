@@ -31,10 +31,10 @@
  * said the call's process group: how long it gets to say it (it does so
  * first thing). */
 #define PID_WAIT_MS 2000
-/* The kill exec (SCRIPT_KILL): TERM, a second, KILL, a second to see it
- * gone, and the engine's own start-up; to which the time this call took
- * to start (its ready marker) is added: an engine over ssh, or a loaded
- * one, takes as long to start the kill. */
+/* The kill exec (SCRIPT_KILL) once it said it started: TERM, a second,
+ * KILL, a second to see it gone, and room for a loaded machine. Its start
+ * (an engine over ssh, or a loaded one, is slow) has engine_ms, as the
+ * call's own had. */
 #define KILL_MS 6000
 
 /* Where a call is: running, or after a cancel, waiting for what the
@@ -56,6 +56,7 @@ struct killer {
 	struct proc_call call;
 	struct strvec argv;
 	struct sbuf out;      /* the kill exec's answer */
+	bool started;         /* the kill exec said it started: KILL_MS from then */
 	bool stopping;        /* the second step runs */
 	bool on_chan;         /* a call the channel's server began */
 	int grace;            /* spawn_grace_begin's */
@@ -245,6 +246,16 @@ static long long nearer(long long a, long long b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
+/* The feed, when it may go now. One from a descriptor (stdin) cannot be
+ * sent twice: it waits for the command's start, so that a call the
+ * engine could not start (a stopped workspace, started and tried again)
+ * took none of it. */
+static struct feed *feed_now(const struct exec *x)
+{
+	struct feed *in = x->win >= 0 ? x->feed : NULL;
+	return in && in->src_fd >= 0 && !x->rd.reply.ready ? NULL : in;
+}
+
 /* Writes the request, then the feed; false when the reader is gone. */
 static bool write_input(struct exec *st, struct feed *in)
 {
@@ -264,7 +275,7 @@ static bool input_done(struct exec *st)
 /* What to wait on in the call's I/O: pfd[0..EXEC_NFDS), -1 for none. */
 static void io_prepare(struct exec *x, struct pollfd *pfd)
 {
-	struct feed *in = x->win >= 0 ? x->feed : NULL;
+	struct feed *in = feed_now(x);
 	bool out_ready = x->win >= 0 && (x->reqoff < x->req.len || (in && feed_ready(in)));
 	/* A raw feed ends with nothing left to write: no POLLOUT tells. */
 	if (x->win >= 0 && !out_ready && input_done(x)) {
@@ -283,10 +294,15 @@ void exec_step(struct exec *x, const struct pollfd *pfd)
 	if (x->phase == PHASE_DONE)
 		return;
 	if (x->phase == PHASE_KILL) {
-		proc_call_step(&x->kill.call, pfd);
+		struct killer *kl = &x->kill;
+		proc_call_step(&kl->call, pfd);
+		if (!kl->stopping && !kl->started && kl->out.len) {
+			kl->started = true;
+			proc_call_extend(&kl->call, KILL_MS);
+		}
 		return;
 	}
-	struct feed *in = x->win >= 0 ? x->feed : NULL;
+	struct feed *in = feed_now(x);
 	for (int i = 0; i < 2; i++)
 		if (x->fds[i] >= 0 && pfd[i].fd == x->fds[i] && pfd[i].revents &&
 		    !pump(&x->s[i], x->fds[i]))
@@ -416,11 +432,8 @@ static void kill_begin(struct exec *x, void (*then)(struct exec *x))
 	proto_kill_argv(&cmd, pgid, x->rd.reply.lone);
 	engine_exec_argv(&kl->argv, rq->engine, rq->ctr, NULL, 0, false, cmd.v, cmd.n);
 	strvec_clear(&cmd);
-	long long started = x->ready_at >= 0 ? x->ready_at - x->start : 0;
-	if (started > rq->engine_ms)
-		started = rq->engine_ms;
 	if (proc_call_start(&kl->call, strvec_argv(&kl->argv), rq->envp, &kl->out, NULL,
-			    KILL_MS + (int)started, NULL) < 0)
+			    rq->engine_ms > 0 ? rq->engine_ms : KILL_MS, NULL) < 0)
 		kill_not_gone(x);
 }
 
@@ -571,6 +584,14 @@ static void end_io(struct exec *x, enum exec_outcome stop, long long now)
 	}
 }
 
+/* The command has started: its timeout counts from now. */
+static void mark_ready(struct exec *x, long long now)
+{
+	x->ready_at = now;
+	if (x->rq->timeout > 0)
+		x->deadline = now + (long long)(x->rq->timeout * 1000);
+}
+
 /* Moves the call on by what came and by the clock; sets x->wake. */
 static void advance(struct exec *x)
 {
@@ -579,7 +600,7 @@ static void advance(struct exec *x)
 	if (x->phase == PHASE_IO) {
 		const struct proto_reply *r = &x->rd.reply;
 		if (r->ready && x->ready_at < 0)
-			x->ready_at = now;
+			mark_ready(x, now);
 		if ((x->fds[0] < 0 && x->fds[1] < 0) || call_ended(x) || x->chan_dead) {
 			/* A client sharing our terminal dies of the same Ctrl-C,
 			 * closing the pipes before we saw the signal. */
@@ -639,6 +660,20 @@ void exec_cancel(struct exec *x)
 	x->cancelled = true;
 }
 
+/* The call begins: the engine has engine_ms to start the command, whose
+ * timeout counts from its ready marker (mark_ready), so that a slow engine
+ * (ssh, a loaded machine) takes nothing of the command's time. Without
+ * a start bound, the timeout counts from now. */
+static void start_clock(struct exec *x)
+{
+	const struct exec_req *rq = x->rq;
+	x->start = now_ms();
+	if (rq->engine_ms > 0)
+		x->start_deadline = x->start + rq->engine_ms;
+	else if (rq->timeout > 0)
+		x->deadline = x->start + (long long)(rq->timeout * 1000);
+}
+
 /* One call over the open channel rq->chan: the request, then the feed. */
 static void start_on_chan(struct exec *x)
 {
@@ -650,9 +685,7 @@ static void start_on_chan(struct exec *x)
 	x->fds[0] = c->p.out;
 	x->fds[1] = c->p.err;
 	x->win = c->p.in; /* non-blocking since chan_open */
-	x->start = now_ms();
-	if (rq->timeout > 0)
-		x->deadline = x->start + (long long)(rq->timeout * 1000);
+	start_clock(x);
 }
 
 /* One call as an engine exec of its own. The tag goes as the first line
@@ -667,16 +700,12 @@ static int start_alone(struct exec *x, struct err *e)
 	sbuf_addf(&x->req, "%s\n", x->tag);
 	struct strvec argv = {0};
 	build_argv(rq, &argv);
-	x->start = now_ms();
+	start_clock(x);
 	int rc = proc_spawn(&x->p, strvec_argv(&argv), rq->envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&argv);
 	if (rc < 0)
 		return -1;
 	setup_pipes(x, &x->p);
-	if (rq->timeout > 0)
-		x->deadline = x->start + (long long)(rq->timeout * 1000);
-	if (rq->engine_ms > 0)
-		x->start_deadline = x->start + rq->engine_ms;
 	return 0;
 }
 

@@ -252,8 +252,8 @@ static const struct opt opts[] = {
 	 .help = "shell text, run with sh -c", .desc = "Shell text, run with sh -c in the workspace.",
 	 .required = true, .at = OPT_AT(exec.shell)},
 	{O_KEY, "timeout", 0, "timeout", C_CMDS, CMD(C_EXEC), OT_SECONDS, .key = "timeout",
-	 .metavar = "SECONDS", .help = "kill the command in the workspace after this",
-	 .desc = "Seconds before the command and everything it started are killed (default: the server's)."},
+	 .metavar = "SECONDS", .help = "kill the command in the workspace once it ran this long",
+	 .desc = "Seconds from the command's start before it and everything it started are killed (default: the server's)."},
 	{O_CWD, "cwd", 0, "cwd", C_CMDS | CMD(C_SHELL), CMD(C_EXEC), OT_TEXT, .metavar = "DIR",
 	 .help = "directory to run in (relative: under the workdir)",
 	 .desc = "Directory to run in, relative to the workspace directory; like a cd, the "

@@ -211,7 +211,7 @@ void proto_kill_argv(struct strvec *out, long pgid, bool lone)
 
 bool proto_kill_gone(const char *out, size_t n)
 {
-	return n == 5 && memcmp(out, "gone\n", 5) == 0;
+	return n == 7 && memcmp(out, "k\ngone\n", 7) == 0;
 }
 
 /* ---- answers ---- */

@@ -83,7 +83,8 @@ void proto_serve_argv(struct strvec *out, const char *tag);
 
 /* The kill of a call's process group (lone: of the process alone):
  * /bin/sh -c SCRIPT_KILL sandbox-kill PGID [p]; its answer, out[0, n),
- * says whether it is gone (anything else: it may be alive). */
+ * "k" when it starts and then "gone", says it is gone (anything else: it
+ * may be alive). */
 void proto_kill_argv(struct strvec *out, long pgid, bool lone);
 bool proto_kill_gone(const char *out, size_t n);
 

@@ -209,10 +209,10 @@ const char SCRIPT_SHELL[] =
 	"if [ -x /bin/bash ]; then exec /bin/bash; fi\n"
 	"exec /bin/sh\n";
 
-/* TERM to the process group PGID (with p after it: to the process PGID
- * alone, a channel's lone call, which leads no group), KILL when it is
- * still there a second later, then says whether it is gone: "gone" or
- * "alive" on stdout. Only
+/* Says "k" (it started), then TERM to the process group PGID (with p
+ * after it: to the process PGID alone, a channel's lone call, which leads
+ * no group), KILL when it is still there a second later, then says
+ * whether it is gone: "gone" or "alive" on stdout. Only
  * builtins but sleep, which comes from SAFE_PATH; whatever the
  * workspace does to it, the host bounds this call and treats any other
  * answer as "alive". BusyBox's kill takes no `--`: a negative pid goes
@@ -222,6 +222,7 @@ const char SCRIPT_KILL[] =
 	SAFE_PATH
 	"g=-$1\n"
 	"[ \"${2-}\" != p ] || g=$1\n"
+	"echo k\n"
 	"kill -15 \"$g\" 2>/dev/null || { echo gone; exit 0; }\n"
 	"w() {\n"
 	"  i=0\n"

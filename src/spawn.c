@@ -466,6 +466,12 @@ int proc_call_next(struct proc_call *c, struct pollfd pfd[PROC_CALL_NFDS], int *
 	return PROC_CALL_NFDS;
 }
 
+void proc_call_extend(struct proc_call *c, long ms)
+{
+	if (!c->interrupted)
+		c->deadline = now_ms() + ms;
+}
+
 void proc_call_step(struct proc_call *c, const struct pollfd pfd[PROC_CALL_NFDS])
 {
 	if (pfd[2].revents)

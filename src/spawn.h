@@ -117,6 +117,8 @@ int proc_call_start(struct proc_call *c, char *const argv[], char *const envp[],
 		    struct sbuf *out, struct sbuf *errout, long timeout_ms, struct err *e);
 int proc_call_next(struct proc_call *c, struct pollfd pfd[PROC_CALL_NFDS], int *timeout);
 void proc_call_step(struct proc_call *c, const struct pollfd pfd[PROC_CALL_NFDS]);
+/* Its deadline becomes ms from now. */
+void proc_call_extend(struct proc_call *c, long ms);
 int proc_call_end(struct proc_call *c, struct err *e);
 void proc_call_abandon(struct proc_call *c);
 

@@ -111,4 +111,24 @@ test_expect_success 'a cached workspace stopped from outside: exec starts it (in
 	check running test "$(ctr_state "$REF")" = running
 '
 
+# The first call finds the workspace stopped, which it is started for,
+# and the call goes again: the input, which cannot go twice, waits for
+# the command to start.
+test_expect_success 'stopped from outside: write from a file and a pipe, exec -i, cp -: every byte of stdin goes' '
+	printf "a\000b\377\nline 2\n" >bytes &&
+	eng stop -t 1 "$REF" >/dev/null &&
+	sb -w "$REF" write /tmp/from-file <bytes >/dev/null &&
+	eng stop -t 1 "$REF" >/dev/null &&
+	cat bytes | sb -w "$REF" write /tmp/from-pipe >/dev/null &&
+	eng stop -t 1 "$REF" >/dev/null &&
+	cat bytes | sb -w "$REF" exec -i -- sh -c "cat >/tmp/from-exec" &&
+	mkdir -p dir && cp bytes dir/f && tar -cf dir.tar -C dir f &&
+	eng stop -t 1 "$REF" >/dev/null &&
+	cat dir.tar | sb -w "$REF" cp - :/tmp/from-cp >/dev/null &&
+	for f in from-file from-pipe from-exec from-cp/f; do
+		sb -w "$REF" read --raw "/tmp/$f" >got &&
+		cmp_file bytes got || return 1
+	done
+'
+
 test_done

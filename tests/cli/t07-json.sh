@@ -71,7 +71,7 @@ test_expect_success '--max-output applies to stderr too' '
 '
 
 test_expect_success 'exec --json --timeout: timed_out, exit 124, nothing on stderr' '
-	expect_status 124 sb --json -w "$REF" exec --timeout 5 -- sh -c "echo partial; sleep 30" >out 2>err &&
+	expect_status 124 sb --json -w "$REF" exec --timeout 2 -- sh -c "echo partial; sleep 30" >out 2>err &&
 	must_be_empty err &&
 	json_check out "d[\"timed_out\"] is True and d[\"exit_code\"] == 124 and d[\"stdout\"] == \"partial\\n\""
 '

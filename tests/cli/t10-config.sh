@@ -94,10 +94,10 @@ test_expect_success 'exec without a workspace creates one from the config' '
 '
 
 test_expect_success 'timeout and max_output from the config' '
-	printf "[sandbox]\ntimeout = 5\nmax_output = 10\n" >limits.ini &&
+	printf "[sandbox]\ntimeout = 2\nmax_output = 10\n" >limits.ini &&
 	expect_status 124 sb --config limits.ini -w "$R" exec -- sleep 30 2>err &&
-	cmp_text "sandbox: exec: timed out after 5s; the command was killed in the workspace" err &&
-	sb --config limits.ini -w "$R" exec --timeout 0 -- sleep 2 &&
+	cmp_text "sandbox: exec: timed out after 2s; the command was killed in the workspace" err &&
+	sb --config limits.ini -w "$R" exec --timeout 0 -- sleep 3 &&
 	if test_have_prereq PYTHON; then
 		sb --config limits.ini --json -w "$R" exec -- seq 1 100 >out &&
 		json_check out "d[\"stdout_truncated\"] is True and len(d[\"stdout\"]) <= 10"

@@ -36,10 +36,10 @@ test_expect_success 'a sleep dropped into /usr/local/bin does not stall the kill
 	sb -w "$REF" exec -- sh -c "mkdir -p /usr/local/bin &&
 		printf \"#!/bin/sh\\nexec /bin/sleep 1000\\n\" >/usr/local/bin/sleep &&
 		chmod +x /usr/local/bin/sleep" &&
-	{ sb -w "$REF" exec --timeout 5 -- sh -c "trap \"\" TERM; echo started; while :; do :; done" >out 2>err & } &&
+	{ sb -w "$REF" exec --timeout 2 -- sh -c "trap \"\" TERM; echo started; while :; do :; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	cmp_text started out &&
-	grep_file "timed out after 5s; the command was killed in the workspace" err &&
+	grep_file "timed out after 2s; the command was killed in the workspace" err &&
 	! has_proc "$REF" "while :; do :; done" &&
 	rm_usr_local
 '

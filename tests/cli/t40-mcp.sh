@@ -44,22 +44,6 @@ KILL_CHAN='s=$(printf "\001"); for p in /proc/[0-9]*; do
 	case $(tr "\000" "\001" <$p/cmdline 2>/dev/null) in *"${s}sandbox-chan$s"*) kill -9 ${p#/proc/} ;; esac
 done; true'
 
-# kill_chan_later REF SECONDS: KILL_CHAN in REF after SECONDS, in the
-# background (its pid in $killer): behind the MCP server's back.
-kill_chan_later() {
-	{ sleep "$2"; eng exec "$1" sh -c "$KILL_CHAN"; } &
-	killer=$!
-}
-
-# later SECONDS CMD...: CMD after SECONDS, in the background (its pid in
-# $bg); a function, so that the & takes nothing else of a test's chain.
-later() {
-	local secs=$1
-	shift
-	{ sleep "$secs"; "$@"; } &
-	bg=$!
-}
-
 # replace_ws NAME: removes the workspace NAME and makes a new one so named.
 replace_ws() { eng_rm "$1" && sb create --image "$IMAGE" --name "$1" >/dev/null; }
 
@@ -484,11 +468,13 @@ test_expect_success 'a cancelled call whose kill the workspace does not answer: 
 test_expect_success 'the workspace replaced under the same name: the server finds the new one, and stays on it' '
 	name=$(new_name repl) &&
 	new_ws RREF --name "$name" &&
+	{ printf "SANDBOX=%q ENGINE=%q IMAGE=%q\n" "$SANDBOX" "$ENGINE" "$IMAGE"
+	  declare -f eng eng_rm sb replace_ws; printf "replace_ws %q\n" "$name"; } >replace.sh &&
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"echo old >/tmp/which"}
 	<
-	sleep 5
+	run bash replace.sh && echo replaced
 	call 2 exec {"command":"cat /tmp/which 2>/dev/null || echo new"}
 	<
 	call 3 exec {"command":"true"}
@@ -498,30 +484,29 @@ test_expect_success 'the workspace replaced under the same name: the server find
 	call 5 exec {"command":"true"}
 	<
 	STEPS
-	later 2 replace_ws "$name" &&
 	mcp out -v -w "$name" --rm <steps &&
-	wait "$bg" &&
-	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"new\\n\"" &&
-	answer out 6 "d[\"result\"][\"isError\"] is False" &&
+	cmp_text "run: replaced" <(sed -n 3p out) &&
+	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"new\\n\"" &&
+	answer out 7 "d[\"result\"][\"isError\"] is False" &&
 	test "$(grep -c "exec --interactive -- [^ ]* /bin/sh -c .PATH=" out.err)" -le 3
 '
 
 test_expect_success 'a dead channel is opened again: the next call works' '
 	new_ws KREF &&
+	printf "%q exec %q sh -c %q\n" "$ENGINE" "$KREF" "$KILL_CHAN" >killchan.sh &&
 	cat >s12 <<-\STEPS &&
 	init
 	call 1 exec {"command":"echo first"}
 	<
-	sleep 6
+	run bash killchan.sh && echo killed
 	call 2 exec {"command":"echo second"}
 	<
 	STEPS
-	kill_chan_later "$KREF" 3 &&
 	mcp o12 -v -w "$KREF" --rm <s12 &&
-	wait "$killer" &&
 	test "$(grep -c "exec --interactive" o12.err)" = 2 &&
 	answer o12 2 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"first\\n\"" &&
-	answer o12 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"second\\n\""
+	cmp_text "run: killed" <(sed -n 3p o12) &&
+	answer o12 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"second\\n\""
 '
 
 # Docker keeps the streams open while the call holds them, and the call
@@ -680,7 +665,7 @@ test_expect_success 'an image without setsid: every call goes as an engine exec 
 	init
 	call 1 write {"path":"f.txt","content":"x\n"}
 	<
-	call 2 exec {"command":"cat f.txt; sleep 300 & echo $! >/tmp/bg3; sleep 300","timeout":1}
+	call 2 exec {"command":"cat f.txt; sleep 300 & echo $! >/tmp/bg3; sleep 300","timeout":2}
 	<
 	call 3 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg3) && echo alive || echo gone"}
 	<

@@ -4,7 +4,8 @@
  * (SCRIPT_EXEC) and the real kill (SCRIPT_KILL) run in a local sh. A
  * call's status and output; a timeout and a cancel that kill it; a
  * caller's own loop that serves its own fd while it drives the call and
- * cancels it from there; a missing working directory. */
+ * cancels it from there; a timeout that counts from the command's start;
+ * a missing working directory. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <poll.h>
@@ -67,6 +68,27 @@ static const char hang_kill_text[] =
 	"while [ \"$1\" != -- ]; do shift; done\n"
 	"shift 2\n"
 	"exec \"$@\"\n";
+
+/* An engine that first runs the first %s before the call (the exec with
+ * --interactive), the second before the kill exec (the one without). */
+static const char slow_engine_text[] =
+	"#!/bin/sh\n"
+	"[ \"$1\" = exec ] || exit 125\n"
+	"case \" $* \" in *\" --interactive \"*) %s ;; *) %s ;; esac\n"
+	"shift\n"
+	"while [ \"$1\" != -- ]; do shift; done\n"
+	"shift 2\n"
+	"exec \"$@\"\n";
+
+static char *engine_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		exit(1);
+	close(fd);
+	return path;
+}
 
 /* A caller's loop: the call's fds, and a pipe of its own; a byte on the
  * pipe cancels the call. It counts its rounds and the bytes it read. */
@@ -191,8 +213,9 @@ int main(void)
 
 	/* A kill that does not answer runs in the caller's loop: the byte the
 	 * kill exec writes is read by that loop while the kill still runs
-	 * (after it, the loop would end without reading it). The kill gets
-	 * its 6 s, then the "container" is stopped. */
+	 * (after it, the loop would end without reading it). The kill, which
+	 * never says it started, gets engine_ms, then the "container" is
+	 * stopped. */
 	char *hang_engine = xasprintf("%s/hang-engine", dir);
 	char *fifo = xasprintf("%s/kill", dir);
 	char *text = xasprintf(hang_kill_text, dir);
@@ -219,6 +242,60 @@ int main(void)
 	free(fifo);
 	free(hang_engine);
 	free(text);
+
+	/* The timeout counts from the command's start: an engine that takes
+	 * 2 s to start it takes none of its 1.5 s. */
+	char *slow_text = xasprintf(slow_engine_text, "sleep 2", "true");
+	char *slow = engine_file(dir, "slow-engine", slow_text);
+	req_init(&rq, slow, sleeper, 3, &o);
+	rq.timeout = 1.5;
+	t0 = now_ms();
+	rc = exec_run(&rq, &res, &e);
+	took = now_ms() - t0;
+	ok(rc == 0 && res.outcome == EXEC_TIMED_OUT && res.kill == KILL_KILLED &&
+	   o.s[0].len == 8 && took >= 3500,
+	   "a slow engine: the timeout counts from the command's start (%lld ms)", took);
+	sbuf_free(&res.engine_err);
+	out_free(&o);
+
+	/* The kill exec's start has engine_ms too: one that takes 7 s to
+	 * start still kills, and the "container" is not stopped. */
+	char *slow_kill_text = xasprintf(slow_engine_text, "true", "sleep 7");
+	char *slow_kill = engine_file(dir, "slow-kill-engine", slow_kill_text);
+	req_init(&rq, slow_kill, sleeper, 3, &o);
+	rq.timeout = 0.5;
+	t0 = now_ms();
+	rc = exec_run(&rq, &res, &e);
+	took = now_ms() - t0;
+	ok(rc == 0 && res.outcome == EXEC_TIMED_OUT && res.kill == KILL_KILLED && took >= 7000,
+	   "a kill exec slow to start (7 s): still the kill's, not a stop (%lld ms, kill %d)", took,
+	   (int)res.kill);
+	sbuf_free(&res.engine_err);
+	out_free(&o);
+	unlink(slow_kill);
+	free(slow_kill);
+	free(slow_kill_text);
+
+	/* Before it starts, engine_ms bounds the call, not the timeout. */
+	char *never_text = xasprintf(slow_engine_text, "exec sleep 30", "true");
+	char *never = engine_file(dir, "never-engine", never_text);
+	req_init(&rq, never, sleeper, 3, &o);
+	rq.timeout = 0.2;
+	rq.engine_ms = 1500;
+	t0 = now_ms();
+	rc = exec_run(&rq, &res, &e);
+	took = now_ms() - t0;
+	ok(rc == 0 && res.outcome == EXEC_START_LATE && res.kill == KILL_NOT_STARTED &&
+	   took >= 1500 && took < 8000,
+	   "an engine that never starts it: START_LATE after engine_ms (%lld ms)", took);
+	sbuf_free(&res.engine_err);
+	out_free(&o);
+	unlink(slow);
+	unlink(never);
+	free(slow);
+	free(never);
+	free(slow_text);
+	free(never_text);
 
 	/* A missing working directory. */
 	char *t[] = {"true"};

@@ -46,9 +46,10 @@ static void test_slots(void)
 	ok(sv.n == 6 && strcmp(sv.v[4], "1234") == 0 && strcmp(sv.v[5], "p") == 0,
 	   "the kill of a lone call: PID p");
 	strvec_clear(&sv);
-	ok(proto_kill_gone("gone\n", 5), "kill answer: gone");
-	ok(!proto_kill_gone("alive\n", 6) && !proto_kill_gone("gone", 4) &&
-	   !proto_kill_gone("gone\ngone\n", 10) && !proto_kill_gone("", 0),
+	ok(proto_kill_gone("k\ngone\n", 7), "kill answer: gone");
+	ok(!proto_kill_gone("k\nalive\n", 8) && !proto_kill_gone("k\ngone", 6) &&
+	   !proto_kill_gone("gone\n", 5) && !proto_kill_gone("k\ngone\ngone\n", 12) &&
+	   !proto_kill_gone("", 0),
 	   "kill answer: alive, cut short, repeated or empty is not gone");
 }
 
