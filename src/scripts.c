@@ -243,6 +243,12 @@ const char SCRIPT_KILL[] =
 	in "if [ ! -r \"$" v "\" ]; then echo 'E denied'; exit 0; fi\n"
 #define CHECK_READABLE(v) CHECK_READABLE_IN(v, "")
 
+/* GNU tar unquotes the names it is given (a file named p\t would be
+ * taken for p and a tab) unless told --no-unquote, which BusyBox's tar
+ * refuses: q says it where tar takes it, as ${q:+"$q"}. */
+#define TAR_LITERAL \
+	"q=; tar --no-unquote -cf /dev/null -T /dev/null 2>/dev/null && q=--no-unquote\n"
+
 const char SCRIPT_READ[] =
 	SAFE_PATH
 	"f=$1\n"
@@ -355,35 +361,52 @@ const char SCRIPT_LIST[] =
  * holds elsewhere) being the rest of a name with a newline. An awk that
  * cannot write a NUL (BusyBox's before 1.33, or built without its GNU
  * extensions) would run the names together, and no file would go: then
- * every file goes. What grep says only narrows the stream; the host
- * matches every line it gets. */
+ * every file goes. BusyBox's grep stops reading a line at a NUL, where
+ * the host reads on (a NUL past TOOL_PROBE bytes leaves a file text):
+ * there grep -z, whose lines end at NULs, narrows the files up to a MiB
+ * (it holds a whole line in memory, and a text file has no NUL to
+ * end it), and bigger ones go whole; a grep that has neither goes
+ * unused. What grep says only narrows the stream; the host matches every
+ * line it gets. */
+#define BIG_C "+1048576c"
 const char SCRIPT_TAR[] =
 	SAFE_PATH
 	"d=$1 l=$2 c=$3\n"
 	"if [ ! -e \"$d\" ]; then echo 'E notfound'; exit 0; fi\n"
 	"if [ -f \"$d\" ]; then\n"
 	"  if [ ! -r \"$d\" ]; then echo 'E denied'; exit 0; fi\n"
-	"  echo 'OK F'; exec tar -chf - \"$d\" 2>/dev/null\n"
+	"  echo 'OK F'; " TAR_LITERAL "  exec tar -chf - ${q:+\"$q\"} \"$d\" 2>/dev/null\n"
 	"fi\n"
 	"if [ ! -d \"$d\" ]; then echo 'E notfile'; exit 0; fi\n"
 	"cd \"$d\" 2>/dev/null || { echo 'E denied'; exit 0; }\n"
 	"echo 'OK D'\n"
+	TAR_LITERAL
+	"n= z=\n"
 	"if [ -n \"$l\" ] && command -v grep >/dev/null 2>&1 && command -v awk >/dev/null 2>&1 &&\n"
 	"   [ \"$(awk 'BEGIN { printf \"%c%s\", 0, \"x\" }' 2>/dev/null | tr '\\000' y 2>/dev/null)\" = yx ]; then\n"
+	"  if printf 'a\\000b\\n' | grep -q -F b 2>/dev/null; then n=1\n"
+	"  elif printf 'a\\000b\\n' | grep -q -z -F b 2>/dev/null; then n=1 z=-z\n"
+	"  fi\n"
+	"fi\n"
+	"if [ -n \"$n\" ]; then\n"
 	"  if [ \"$c\" = i ]; then c=-i; else c=-F; fi\n"
 	"  LC_ALL=C; export LC_ALL\n"
-	"  find .// -name .git -prune -o -type f -print0 2>/dev/null |\n"
-	"    xargs -0 -r grep -l -F $c -e \"$l\" -- 2>/dev/null |\n"
+	"  set --\n"
+	"  [ -z \"$z\" ] || set -- ! -size " BIG_C "\n"
+	"  { find .// -name .git -prune -o -type f \"$@\" -print0 |\n"
+	"    xargs -0 -r grep -l $z -F $c -e \"$l\" -- |\n"
 	"    awk '{ s = substr($0, 1, 3) == \".//\"\n"
 	"      if (NR > 1) { if (s) printf \"%c\", 0; else printf \"\\n\" }\n"
 	"      if (s) printf \"./%s\", substr($0, 4); else printf \"%s\", $0 }\n"
-	"      END { if (NR) printf \"%c\", 0 }' 2>/dev/null |\n"
-	"    xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
-	"    dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	"      END { if (NR) printf \"%c\", 0 }' |\n"
+	"    xargs -0 -r tar -cf - ${q:+\"$q\"} --no-recursion\n"
+	"    [ $# = 0 ] || find . -name .git -prune -o -type f -size " BIG_C " -print0 |\n"
+	"      xargs -0 -r tar -cf - ${q:+\"$q\"} --no-recursion\n"
+	"  } 2>/dev/null | dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"  exit 0\n"
 	"fi\n"
 	"find . -name .git -prune -o -type f -print0 2>/dev/null |\n"
-	"  xargs -0 -r tar -cf - --no-recursion 2>/dev/null |\n"
+	"  xargs -0 -r tar -cf - ${q:+\"$q\"} --no-recursion 2>/dev/null |\n"
 	"  dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";
 
@@ -829,7 +852,8 @@ const char SCRIPT_CP_OUT[] =
 	"  set -- \"./$b\"\n"
 	"fi\n"
 	"echo \"OK $k\"\n"
-	"{ tar -cf - \"$@\" 2>/dev/null; echo \"tar:$?\" >&2; } | dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	TAR_LITERAL
+	"{ tar -cf - ${q:+\"$q\"} \"$@\" 2>/dev/null; echo \"tar:$?\" >&2; } | dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";
 
 /* KIND s is c into a new workspace's workdir (create --copy), where
@@ -913,5 +937,6 @@ const char SCRIPT_PACK[] =
 	SAFE_PATH
 	"cd \"$1\" 2>/dev/null || { echo 'E denied'; cat >/dev/null; exit 0; }\n"
 	"echo OK\n"
-	"xargs -0 -r tar -cf - --no-recursion 2>/dev/null | dd bs=65536 iflag=fullblock 2>/dev/null\n"
+	TAR_LITERAL
+	"xargs -0 -r tar -cf - ${q:+\"$q\"} --no-recursion 2>/dev/null | dd bs=65536 iflag=fullblock 2>/dev/null\n"
 	"exit 0\n";

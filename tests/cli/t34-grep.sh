@@ -263,6 +263,18 @@ test_expect_success 'only the files that hold the bytes every match holds are se
 	expect_status 1 sb -w "$REF" grep "lo w" --path r4 >out 2>/dev/null
 '
 
+# BusyBox grep stops reading a line at a NUL; past the first 8 KiB a NUL
+# leaves a file text, and the host reads on.
+test_expect_success 'a match after a NUL on its line, past the first 8 KiB, is found; in a file over a MiB too' '
+	sb -w "$REF" exec -c "mkdir -p r6 && cd r6 &&
+		{ yes filler | head -c 9000; printf \"abc\\000 needle here\\n\"; } >late.txt &&
+		{ yes filler | head -c 1100000; printf \"x\\000needle\\n\"; } >big.txt &&
+		{ yes filler | head -c 9000; printf \"abc\\000 hay\\n\"; } >none.txt" &&
+	sb -w "$REF" grep needle --path r6 --output count >out &&
+	printf "r6/big.txt:1\nr6/late.txt:1\n" >expect &&
+	cmp_file expect out
+'
+
 # An awk that cannot print a NUL (BusyBox before 1.33) would run the names
 # together. (BusyBox sh runs its own applet, whatever PATH holds: NULAWK
 # then is not set.)

@@ -35,6 +35,9 @@ NAMES=(
 	'a:b'
 	'"starts-quote'
 	'~tilde #hash !bang $HOME'
+	'esc\tab'
+	'two\\back'
+	'oct\101'
 )
 SHOWN=(
 	"sp ace"
@@ -57,6 +60,9 @@ SHOWN=(
 	'a:b'
 	'"\"starts-quote"'
 	'~tilde #hash !bang $HOME'
+	'esc\tab'
+	'two\\back'
+	'oct\101'
 )
 SHOWNC=("${SHOWN[@]}")
 SHOWNC[17]='"a:b"'

@@ -154,6 +154,22 @@ k" &&
 	cmp_file expect got
 '
 
+# Names that GNU tar, given them, would unquote (a tab, one backslash, A).
+ESC_NAMES=('p\t' 'b\\s' 'o\101')
+
+test_expect_success 'names tar would unquote (p\t, b\\s, o\101): each out of the workspace alone, exact' '
+	mkdir esc-out &&
+	for n in "${ESC_NAMES[@]}"; do
+		sb -w "$REF" write --content "$n
+" -- "$n" >/dev/null &&
+		sb -w "$REF" cp ":$n" esc-out >/dev/null &&
+		cmp_text "$n" "esc-out/$n" || return 1
+	done &&
+	LC_ALL=C ls esc-out >got &&
+	printf "%s\n" "${ESC_NAMES[@]}" | LC_ALL=C sort >expect &&
+	cmp_file expect got
+'
+
 test_expect_success 'into the workspace, a link there standing for a directory is not written through' '
 	in_ws "$REF" "mkdir -p /tmp/elsewhere merge && ln -s /tmp/elsewhere merge/sub" &&
 	expect_status 1 sb -w "$REF" cp tree/. :merge 2>err &&

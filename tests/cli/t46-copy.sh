@@ -229,6 +229,16 @@ test_expect_success 'a name with a newline: quoted in the diff and the lines, wr
 	test "$(cat "proj/$nl")" = x
 '
 
+test_expect_success 'a name GNU tar would unquote (p\t: a backslash and a t): diffed and applied as it is' '
+	n="p\\t" &&
+	sb -w "$REF" exec -- sh -c "printf x >\"\$1\"" sh "$n" &&
+	expect_status 1 sb -w "$REF" diff "$n" >d &&
+	grep_file -x "+x" d &&
+	sb -w "$REF" apply "$n" >out &&
+	test "$(cat "proj/$n")" = x &&
+	test ! -e "proj/$(printf "p\t")"
+'
+
 test_expect_success 'hard links of the workspace are diffed and applied as files of their own' '
 	sb -w "$REF" exec -- sh -c "echo more >>run.sh && ln run.sh hard1 && echo h >hard2 && ln hard2 hard3" &&
 	expect_status 1 sb -w "$REF" diff --name-only run.sh hard1 hard2 hard3 >names &&
