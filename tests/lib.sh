@@ -642,6 +642,15 @@ only_once() {
 	esac
 }
 
+# image_independent: what this file tests does not depend on the image's
+# tools, and it runs with busybox only: the legs of other images skip it.
+image_independent() {
+	case $BASE_IMAGE in
+	*busybox*) ;;
+	*) skip_all "nothing here depends on the image; runs with busybox" ;;
+	esac
+}
+
 # need_engine: the file uses the real engine: checks it answers and tags
 # the image for this file.
 need_engine() {

@@ -2,6 +2,7 @@
 # Containers without the label sandbox.workspace=true are never touched:
 # no exec in them, no start, stop or removal, whatever the command.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 # unchanged NAME BEFORE: the container's ID, state and start time are as before.

@@ -5,6 +5,7 @@
 # tests run only when the engine has no workspace but this file's (they are
 # skipped, not failed, on a machine where other workspaces exist).
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 alone_prereq

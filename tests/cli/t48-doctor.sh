@@ -13,6 +13,7 @@
 # build sandbox-local/busybox:1 offline and print hello; a second run
 # only checks.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 if [ "$ENGINE" = podman ]; then

@@ -4,6 +4,7 @@
 # taken one is a workspace like a fresh one; pool list counts them, pool
 # drain removes them.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 # The pool notes (pool-ENGINE-SPEC) and the ID cache: this file's own.
