@@ -365,9 +365,9 @@ const char SCRIPT_LIST[] =
  * the host reads on (a NUL past TOOL_PROBE bytes leaves a file text):
  * there grep -z, whose lines end at NULs, narrows the files up to a MiB
  * (it holds a whole line in memory, and a text file has no NUL to
- * end it), and bigger ones go whole; a grep that has neither goes
- * unused. What grep says only narrows the stream; the host matches every
- * line it gets. */
+ * end it), and bigger ones go whole, where find has ! and -size; a
+ * grep that can do neither goes unused. What grep says only narrows the
+ * stream; the host matches every line it gets. */
 #define BIG_C "+1048576c"
 const char SCRIPT_TAR[] =
 	SAFE_PATH
@@ -385,7 +385,8 @@ const char SCRIPT_TAR[] =
 	"if [ -n \"$l\" ] && command -v grep >/dev/null 2>&1 && command -v awk >/dev/null 2>&1 &&\n"
 	"   [ \"$(awk 'BEGIN { printf \"%c%s\", 0, \"x\" }' 2>/dev/null | tr '\\000' y 2>/dev/null)\" = yx ]; then\n"
 	"  if printf 'a\\000b\\n' | grep -q -F b 2>/dev/null; then n=1\n"
-	"  elif printf 'a\\000b\\n' | grep -q -z -F b 2>/dev/null; then n=1 z=-z\n"
+	"  elif printf 'a\\000b\\n' | grep -q -z -F b 2>/dev/null &&\n"
+	"     [ \"$(find . -maxdepth 0 ! -size " BIG_C " 2>/dev/null)\" = . ]; then n=1 z=-z\n"
 	"  fi\n"
 	"fi\n"
 	"if [ -n \"$n\" ]; then\n"
