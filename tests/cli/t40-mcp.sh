@@ -445,8 +445,10 @@ test_expect_success 'a cancelled call whose kill the workspace does not answer: 
 	new_ws CREF &&
 	hang_sh "$CREF" &&
 	# The status is looked at as soon as the ping is answered: still
-	# running, the workspace is being killed (after the 6 s of the kill exec
-	# it is stopped); and the cancelled call gets no answer.
+	# running, the workspace is being killed (the kill exec never says it
+	# started: after engine_timeout, 10 s here, it is stopped); and the
+	# cancelled call gets no answer.
+	printf "[sandbox]\nengine_timeout = 10\n" >short.ini &&
 	cat >steps <<-STEPS &&
 	init
 	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done"}
@@ -457,7 +459,7 @@ test_expect_success 'a cancelled call whose kill the workspace does not answer: 
 	<
 	run $ENGINE container inspect --format "{{.State.Status}}" $CREF
 	STEPS
-	mcp out -w "$CREF" --rm <steps &&
+	SANDBOX_CONFIG=short.ini mcp out -w "$CREF" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
 	sed -n 3p out >status &&
 	cmp_text "run: running" status &&

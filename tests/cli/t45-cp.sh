@@ -195,7 +195,7 @@ test_expect_success 'into the workspace, nothing half-made is left when the inpu
 # The hostile sh (tests/lib.sh, rewriting_sh) rewrites the cp script's
 # tar command.
 # tar_says TEXT: from now on the cp script runs TEXT for its tar -c.
-tar_says() { answer_with "tar -cf - \"\$@\"" "$1"; }
+tar_says() { answer_with "tar -cf - \${q:+\"\$q\"} \"\$@\"" "$1"; }
 
 # evil_tar FILE: from now on the workspace tar answers any -c with FILE.
 evil_tar() {
