@@ -7,12 +7,19 @@
 # Every wait here is an upper bound that only a hang reaches; no test
 # depends on how fast anything is.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
-# A config of this file's: a short engine_timeout, for the hung engine.
+# Configs of this file's: a short engine_timeout, for the hung engine;
+# and one for a kill exec that never says it started (it is given
+# engine_timeout, then the workspace is stopped).
 cat >"$TRASH/quick.ini" <<EOF
 [sandbox]
 engine_timeout = 2
+EOF
+cat >"$TRASH/kill.ini" <<EOF
+[sandbox]
+engine_timeout = 10
 EOF
 
 test_expect_success 'setup: a workspace' '
@@ -98,7 +105,7 @@ test_expect_success 'a kill the workspace does not answer: the workspace is stop
 	# The command ignores TERM; then /bin/sh is made to hang, so that the
 	# kill script (and anything else) never answers.
 	hang_sh "$STUCK" &&
-	{ sb -w "$STUCK" exec --timeout 3 -- sh -c "$SWAP_SH &&
+	{ SANDBOX_CONFIG=$TRASH/kill.ini sb -w "$STUCK" exec --timeout 3 -- sh -c "$SWAP_SH &&
 		trap \"\" TERM && echo armed && while :; do :; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	cmp_text armed out &&
@@ -109,7 +116,7 @@ test_expect_success 'a kill the workspace does not answer: the workspace is stop
 test_expect_success 'the same in --json: "kill" says what happened' '
 	new_ws STUCK2 &&
 	hang_sh "$STUCK2" &&
-	{ sb -w "$STUCK2" --json exec --timeout 3 -- sh -c "$SWAP_SH &&
+	{ SANDBOX_CONFIG=$TRASH/kill.ini sb -w "$STUCK2" --json exec --timeout 3 -- sh -c "$SWAP_SH &&
 		trap \"\" TERM && while :; do :; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	json_check out "d[\"timed_out\"] and d[\"kill\"] == \"workspace_stopped\"" &&

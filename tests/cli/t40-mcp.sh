@@ -425,9 +425,11 @@ test_expect_success 'a ping or tools/list is answered at once, also when it came
 test_expect_success 'a kill the workspace does not answer is waited for in the loop: pings are answered meanwhile' '
 	new_ws HREF &&
 	# The command ignores TERM, then /bin/sh is made to hang, so that the
-	# kill exec never answers: the host gives it 6 s, then stops the
-	# workspace. A ping sent in those seconds is answered before the call.
+	# kill exec never says it started: the host gives it engine_timeout
+	# (10 s here), then stops the workspace. A ping sent in those seconds
+	# is answered before the call.
 	hang_sh "$HREF" &&
+	printf "[sandbox]\nengine_timeout = 10\n" >short.ini &&
 	cat >steps <<-STEPS &&
 	init
 	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done","timeout":2}
@@ -436,7 +438,7 @@ test_expect_success 'a kill the workspace does not answer is waited for in the l
 	<
 	<
 	STEPS
-	mcp out -w "$HREF" --rm <steps &&
+	SANDBOX_CONFIG=short.ini mcp out -w "$HREF" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
 	answer out 3 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"timed_out\"] and d[\"result\"][\"structuredContent\"][\"kill\"] == \"workspace_stopped\""
 '
