@@ -632,13 +632,24 @@ trap on_exit_ EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# only_once REASON: the file does not depend on the engine or the image (it
-# uses the fake engine): it runs in the docker + busybox legs only (the
-# plain and the sanitizer build), and is skipped in the others.
+# only_once: the file tests sandbox alone, not the engine or the image
+# (no engine call, or the fake engine's): it runs in the docker + busybox
+# leg only (the sanitizer build's), and is skipped in the others.
 only_once() {
 	case $ENGINE/$BASE_IMAGE in
 	docker/*busybox*) ;;
-	*) skip_all "engine-independent; runs in the docker busybox legs" ;;
+	*) skip_all "nothing here depends on the engine or the image; runs with docker and busybox" ;;
+	esac
+}
+
+# pairwise: the image matters to what this file tests (its scripts run the
+# image's tools) and so does the engine (it carries their input and
+# output), but not the two together: Docker with each image and Podman
+# with busybox cover it, and the podman + other image legs skip it.
+pairwise() {
+	case $ENGINE/$BASE_IMAGE in
+	podman/*busybox*) ;;
+	podman/*) skip_all "the image and the engine meet nowhere here; runs with docker on this image, podman on busybox" ;;
 	esac
 }
 

@@ -4,7 +4,7 @@
 # anything is created. Refs are container names: one that could be read as
 # an option, or is not a name at all, is refused the same way.
 . "$(dirname "$0")/../lib.sh"
-image_independent
+only_once
 need_engine
 
 # refused MESSAGE ARGS...: `sandbox -v ARGS` exits 2 with MESSAGE alone on

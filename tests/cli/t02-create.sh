@@ -2,6 +2,7 @@
 # sandbox create: what the new workspace is (labels, no network, a pids
 # limit, an init, the workdir) and what the create options do.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 test_expect_success 'create prints the new ref, sandbox- and 12 hex digits, and nothing else' '

@@ -4,6 +4,7 @@
 # container that is not a workspace: one put in place under the same name
 # is refused.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 ENGINE_PATH=$(command -v "$ENGINE")

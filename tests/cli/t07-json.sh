@@ -2,6 +2,7 @@
 # --json: exactly one JSON object on stdout, whatever the command printed
 # (any bytes), with the documented fields; errors as {"error": {...}}.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 test_have_prereq PYTHON || skip_all "python3 is needed to check JSON"
 

@@ -2,6 +2,7 @@
 # sandbox run: create, exec, destroy. The workspace is removed whatever
 # happens: success, failure, timeout, an interrupt.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 marker() { echo $((40000 + RANDOM)); }

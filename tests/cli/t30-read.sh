@@ -5,6 +5,7 @@
 # reason. The same answers on every image. Whatever the file holds, the
 # host's memory stays small (measured with tests/peak-rss.c).
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 need_peak_rss
 

@@ -5,6 +5,7 @@
 # the old file exactly as it was; an existing file keeps its mode and
 # owner; missing directories are created.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 sha() { sha256sum "$1" | cut -d" " -f1; }

@@ -5,6 +5,7 @@
 # (one hunk, or a summary, past a size); --old-file and --new-file for
 # texts of several lines.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 need_peak_rss
 

@@ -4,6 +4,7 @@
 # (ties by name), at most --limit, exit 1 when nothing matches. Matching
 # happens on the host: the same answers on every image.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 # The tree, with fixed modification times (seconds since the Epoch).

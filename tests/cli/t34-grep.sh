@@ -5,6 +5,7 @@
 # skipped, --glob on names, sorted by path, --limit, exit 1 when nothing
 # matches. Matching happens on the host: the same answers on every image.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 TREE='

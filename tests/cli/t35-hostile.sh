@@ -7,6 +7,7 @@
 # valid one (4000 bytes) works; a NUL in a value is refused. The same
 # answers on every image.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 test_have_prereq PYTHON || skip_all "python3 is needed for the byte-exact checks"
 

@@ -10,6 +10,7 @@
 # under 32 MiB; a line of 1 MiB that a.*b does not match is matched in
 # linear time; -A/-B/-C and --limit have caps, in the CLI and in MCP.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client

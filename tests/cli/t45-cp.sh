@@ -8,6 +8,7 @@
 # deadline, and the memory stays flat. Into the workspace, a link there
 # that stands for a directory is never written through.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 need_peak_rss
 

@@ -8,6 +8,7 @@
 # DIR changed too is a conflict; a workspace that forges its listing,
 # and a link in DIR on the way, never get a byte written outside DIR.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client

@@ -6,6 +6,7 @@
 # its workspace's name, so those workspaces are named $PFX-... too): the
 # cleanup of lib.sh removes them, and the runner checks none is left.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 # label IMAGE KEY: the value of a label of an image ("" when none).

@@ -8,6 +8,7 @@
 # deadline is either given a deadline far away, or tried again with a
 # longer one when the machine was too slow to show it.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
 
 XDG_CACHE_HOME=$TRASH/.cache
