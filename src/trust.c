@@ -132,6 +132,7 @@ int trust_file_read(const char *name, bool must_exist, struct trust_file *f,
 	memset(f, 0, sizeof(*f));
 	f->name = name;
 	struct stat st;
+	f->link = lstat(name, &st) == 0 && S_ISLNK(st.st_mode);
 	int fd = open_checked(name, &st, e);
 	if (fd == -2 && !must_exist)
 		return 0;
@@ -161,9 +162,28 @@ void trust_file_free(struct trust_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Where the link name stands: its directory's real path, then its own
+ * name. */
+static char *link_path(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	char *dir = slash ? xstrndup(name, (size_t)(slash - name) + (slash == name)) : xstrdup(".");
+	char *real = realpath(dir, NULL);
+	char *path = real ? xasprintf("%s%s%s", real, strcmp(real, "/") ? "/" : "", slash ? slash + 1 : name)
+			  : NULL;
+	free(real);
+	free(dir);
+	return path;
+}
+
 char *trust_file_realpath_new(const struct trust_file *f, struct err *e)
 {
-	char *real = realpath(f->name, NULL);
+	struct stat lst;
+	if (lstat(f->name, &lst) < 0 || S_ISLNK(lst.st_mode) != f->link) {
+		err_set(e, ERR_CONFIG, "%s: changed while it was read; run the command again", f->name);
+		return NULL;
+	}
+	char *real = f->link ? link_path(f->name) : realpath(f->name, NULL);
 	if (!real) {
 		err_set(e, ERR_CONFIG, "%s: %s", f->name, strerror(errno));
 		return NULL;
@@ -415,6 +435,10 @@ int trust_check(const char *dir, const struct trust_file *f, struct err *e)
 	switch (trust_lookup(dir, f, e)) {
 	case TRUST_OK: return 0;
 	case TRUST_UNKNOWN:
+		if (f->link)
+			return err_set(e, ERR_CONFIG, "%s is a symbolic link, and a link is trusted only where it "
+				       "stands, whatever it points to; check it, then run 'sandbox trust %s' here "
+				       "(or name the file with --config)", f->name, f->name);
 		return err_set(e, ERR_CONFIG, "%s is not trusted; " TRUST_FIX, f->name);
 	case TRUST_CHANGED:
 		return err_set(e, ERR_CONFIG, "%s changed since 'sandbox trust'; " TRUST_FIX, f->name);

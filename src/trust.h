@@ -34,6 +34,8 @@ struct trust_file {
 	size_t len;
 	dev_t dev;        /* what was read, to tie it to a path */
 	ino_t ino;
+	bool link;        /* name is a symbolic link: trusted where it
+			   * stands, not where it points */
 };
 
 /* Checks, before opening it, that name is a regular file (so that no
@@ -46,7 +48,10 @@ int trust_file_read(const char *name, bool must_exist, struct trust_file *f,
 		    struct err *e);
 void trust_file_free(struct trust_file *f);
 /* The real path of f's name, checked to be the file that was read: the
- * key of the store. NULL and e when it cannot be had. */
+ * key of the store; for a name that is a symbolic link, the link's own
+ * (its directory's real path and its name), so that a link planted
+ * beside a project is never trusted through the file it points to.
+ * NULL and e when it cannot be had. */
 char *trust_file_realpath_new(const struct trust_file *f, struct err *e);
 
 struct trust_entry {

@@ -518,6 +518,44 @@ static void test_parse_buffer(void)
 	cfg_free(&c);
 }
 
+/* A link is trusted where it stands: never through the file it points
+ * to, which may be another project's, trusted with its own mounts. */
+static void test_link(const char *dir)
+{
+	char *store_dir = xasprintf("%s/conf-link/sandbox", dir);
+	char *other = xasprintf("%s/other", dir), *here = xasprintf("%s/here", dir);
+	mkdir(other, 0755);
+	mkdir(here, 0755);
+	char *target = write_text(other, "sandbox.ini", "[env]\nB = 1\n", 0644);
+	char *link = xasprintf("%s/sandbox.ini", here);
+	ok(symlink(target, link) == 0, "a link to another project's file");
+	char *real = realpath(target, NULL);
+	char sha[65];
+	sha256_buf_hex("[env]\nB = 1\n", 12, sha);
+	bool changed;
+	struct err e = {0};
+	trust_update(store_dir, real, sha, &changed, &e);
+	struct trust_file f;
+	is_int(trust_file_read(link, true, &f, &e), 1, "the link is read");
+	ok(f.link, "and known for a link");
+	char *key = trust_file_realpath_new(&f, &e);
+	ok(key && strcmp(key, link) == 0, "its key is where it stands: %s", key ? key : e.msg);
+	is_int(trust_lookup(store_dir, &f, &e), TRUST_UNKNOWN, "not trusted through its target");
+	is_int(trust_check(store_dir, &f, &e), -1, "refused");
+	ok(strstr(e.msg, "is a symbolic link, and a link is trusted only where it stands") != NULL,
+	   "the message says why, and what to run: %s", e.msg);
+	trust_update(store_dir, key, sha, &changed, &e);
+	is_int(trust_check(store_dir, &f, &e), 0, "trusted once trusted where it stands");
+	trust_file_free(&f);
+	free(key);
+	free(real);
+	free(link);
+	free(target);
+	free(here);
+	free(other);
+	free(store_dir);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/sandbox-test-trust.XXXXXX";
@@ -532,6 +570,7 @@ int main(void)
 	test_dir();
 	test_check_and_update(dir);
 	test_layers(dir);
+	test_link(dir);
 	test_parse_buffer();
 	char *rm = xasprintf("rm -rf '%s'", dir);
 	(void)!system(rm);
