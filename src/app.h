@@ -79,6 +79,7 @@ struct diff_opts {
 };
 struct apply_opts {
 	bool check, force;
+	const char *expect;    /* --expect ID: the review it must be */
 };
 struct pool_opts {
 	const char *spec;      /* drain --spec */

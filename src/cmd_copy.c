@@ -33,9 +33,13 @@
 #include "workspace.h"
 
 /* A file's bytes kept to show its diff; a larger one is "too large". */
-#define SHOW_MAX ((size_t)8 << 20)
-/* All the bytes kept at once to show diffs. */
-#define SHOW_TOTAL_MAX ((size_t)256 << 20)
+#define SHOW_MAX ((size_t)4 << 20)
+/* All the workspace's bytes kept at once to show diffs, and all the text
+ * of a diff: past them, a change is named, not shown; its hash is kept. */
+#define SHOW_TOTAL_MAX ((size_t)4 << 20)
+#define TEXT_MAX ((size_t)8 << 20)
+/* Bytes staged between two looks at DIR's free space. */
+#define ROOM_EVERY ((unsigned long long)1 << 20)
 #define READ_BUF 65536
 
 /* ---- create --copy ---- */
@@ -147,8 +151,12 @@ out:
 void copy_forget(const char *id)
 {
 	char *path = copy_base_path(id, false);
-	if (path)
+	if (path) {
 		unlink(path);
+		char *review = xasprintf("%s.review", path);
+		unlink(review);
+		free(review);
+	}
 	free(path);
 }
 
@@ -265,9 +273,11 @@ struct copy_ctx {
 		bool fetched;
 		struct sbuf data;   /* diff: the bytes kept */
 		bool cut;           /* more than SHOW_MAX, or past SHOW_TOTAL_MAX */
+		bool want, staged;  /* apply: to stage; staged */
 		char stage[24];     /* apply: its staged file's name */
 	} *got;
 	size_t kept;            /* bytes in every data */
+	size_t text;            /* diff: bytes of every change's text */
 	int stage_fd;           /* apply: DIR/.sandbox-apply-HEX, or -1 */
 	char stage_name[40];
 	int root;               /* DIR, or -1 */
@@ -358,15 +368,17 @@ static int clean_paths(struct strvec *args, struct err *e)
 	return 0;
 }
 
+/* The listing, read as it comes: the workspace may name what the copy
+ * had and COPY_LIST_EXTRA more, never make our memory follow it. */
+struct listing {
+	struct copy_manifest m;
+	struct err err;
+};
+
 static int manifest_body(void *ctx, const char *buf, size_t n)
 {
-	struct sbuf *m = ctx;
-	if (m->len + n > COPY_MANIFEST_MAX + 1) {
-		sbuf_add(m, buf, COPY_MANIFEST_MAX + 1 - m->len);
-		return -1;
-	}
-	sbuf_add(m, buf, n);
-	return 0;
+	struct listing *l = ctx;
+	return copy_manifest_feed(&l->m, buf, n, &l->err);
 }
 
 static int list_now(struct copy_ctx *c, struct err *e)
@@ -380,17 +392,22 @@ static int list_now(struct copy_ctx *c, struct err *e)
 	for (size_t i = 0; i < c->base.excludes.n; i++)
 		if (copy_prunable(c->base.excludes.v[i]))
 			strvec_push(&args, c->base.excludes.v[i]);
-	struct sbuf m = {0};
-	struct tool_out out = {.body = manifest_body, .ctx = &m};
+	struct listing l = {0};
+	copy_manifest_init(&l.m, &c->excl, COPY_LIST_EXTRA + copy_tree_cost(&c->base.tree));
+	struct tool_out out = {.body = manifest_body, .ctx = &l};
 	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args.v, args.n, NULL, false, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
-	if (rc == 0 && strcmp(head, "OK") != 0)
+	if (rc == 0 && l.m.failed)
+		rc = -1, *e = l.err;
+	else if (rc < 0 && l.m.failed)
+		*e = l.err; /* why the body stopped */
+	else if (rc == 0 && strcmp(head, "OK") != 0)
 		rc = tool_refusal(head, "the workdir", e) < 0 ? -1
 			: err_set(e, ERR_WORKSPACE, "unexpected answer from the listing script");
 	if (rc == 0)
-		rc = copy_manifest_parse(m.buf ? m.buf : "", m.len, &c->excl, &c->now, e);
+		rc = copy_manifest_finish(&l.m, &c->now, e);
 	tool_out_free(&out);
-	sbuf_free(&m);
+	copy_manifest_free(&l.m);
 	strvec_clear(&args);
 	if (rc == 0) {
 		size_t n = c->now.n ? c->now.n : 1;
@@ -420,7 +437,9 @@ static bool needs(const struct copy_ctx *c, const struct copy_entry *n)
 	return n->type == '?' || (wanted(c, n->path) && must_fetch(c, n));
 }
 
-/* The tar stream of the paths that travel. */
+/* The tar stream of the paths that travel. The first pass (diff, and
+ * apply's look) takes what each path is from it; apply's second pass
+ * stages the files it writes, each checked against the first. */
 struct fetch {
 	struct copy_ctx *c;
 	struct tar_reader *tr;
@@ -428,11 +447,53 @@ struct fetch {
 	struct got *g;
 	struct sha256 h;
 	unsigned long long size;
-	int fd;                  /* apply: its staged file */
+	int fd;                  /* stage: the file being staged */
 	unsigned staged;
-	bool apply;
-	char msg[300];
+	bool stage;
+	unsigned long long written, next_look; /* stage: bytes staged */
+	unsigned long long read;  /* bytes of files the stream brought */
+	char msg[300];           /* why it stopped */
+	bool stopped;            /* by apply (exit 1), not by a bad stream */
 };
+
+/* The workspace sent for n what the first pass did not see. */
+static int stage_changed(struct fetch *f, const struct copy_entry *n)
+{
+	struct sbuf shown = {0};
+	tool_show_path(&shown, n->path, false);
+	snprintf(f->msg, sizeof(f->msg), "%s changed in the workspace during the apply; nothing was "
+		 "written: run it again", shown.buf);
+	sbuf_free(&shown);
+	f->stopped = true;
+	return -1;
+}
+
+static int stage_fail(struct fetch *f)
+{
+	snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s; nothing was written", f->c->base.dir,
+		 strerror(errno));
+	f->stopped = true;
+	return -1;
+}
+
+/* n more bytes staged: DIR's filesystem must keep its reserve. */
+static int stage_room(struct fetch *f, unsigned long long n)
+{
+	f->written += n;
+	if (f->written < f->next_look)
+		return 0;
+	f->next_look = f->written + ROOM_EVERY;
+	unsigned long long avail, reserve;
+	int rc = disk_room(f->c->stage_fd, 0, &avail, &reserve);
+	if (rc < 0)
+		return stage_fail(f);
+	if (rc == 0)
+		return 0;
+	snprintf(f->msg, sizeof(f->msg), "%s's filesystem fell to %llu MiB free, under the %llu MiB it "
+		 "keeps free (a twentieth); nothing was written", f->c->base.dir, avail >> 20, reserve >> 20);
+	f->stopped = true;
+	return -1;
+}
 
 /* A hard link of the stream ('1') to a file it brought before: a file
  * of its own with the same bytes (apply writes two files, as the copy
@@ -445,6 +506,29 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
 		ln += 2;
 	struct copy_entry *src = copy_tree_find(&f->c->now, ln);
 	struct got *sg = src ? &f->c->got[src - f->c->now.v] : NULL;
+	if (f->stage) {
+		/* Its bytes, staged once more: counted again. */
+		if (!src || src == n || !sg->staged || !sg->stage[0] || strcmp(src->sha, n->sha) != 0)
+			return stage_changed(f, n);
+		snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
+		int in = openat(f->c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
+		int out = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		int rc = in >= 0 && out >= 0 ? 0 : stage_fail(f);
+		char buf[READ_BUF];
+		ssize_t r;
+		while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
+			if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
+				rc = stage_fail(f);
+			else if (r > 0)
+				rc = stage_room(f, (unsigned long long)r);
+		if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
+			rc = stage_fail(f);
+		if (out >= 0 && close(out) < 0 && rc == 0)
+			rc = stage_fail(f);
+		if (in >= 0)
+			close(in);
+		return rc;
+	}
 	free(n->target);
 	n->target = NULL;
 	if (!src || src == n || !sg->fetched || src->type != 'f') {
@@ -455,33 +539,32 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
 	n->mode = src->mode;
 	n->size = src->size;
 	memcpy(n->sha, src->sha, sizeof(n->sha));
-	if (!f->apply) {
-		if (f->c->keep && !sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
-			sbuf_add(&g->data, sg->data.buf ? sg->data.buf : "", sg->data.len);
-			f->c->kept += sg->data.len;
-		} else {
-			g->cut = true;
-		}
-		return 0;
+	if (f->c->keep && !sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
+		sbuf_add(&g->data, sg->data.buf ? sg->data.buf : "", sg->data.len);
+		f->c->kept += sg->data.len;
+	} else {
+		g->cut = true;
 	}
+	return 0;
+}
+
+/* The second pass: only the files to write, each what the first saw. */
+static int stage_entry(struct fetch *f, struct copy_entry *n, struct got *g, char type)
+{
+	if (!g->want || g->staged)
+		return 0;
+	g->staged = true;
+	if (type == '1')
+		return fetch_hardlink(f, n, g);
+	if (type != '0' && type != '\0' && type != '7')
+		return stage_changed(f, n);
+	f->cur = n;
+	f->g = g;
+	f->size = 0;
+	sha256_init(&f->h);
 	snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
-	int in = openat(f->c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
-	int out = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	int rc = in >= 0 && out >= 0 ? 0 : -1;
-	char buf[READ_BUF];
-	ssize_t r;
-	while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
-		if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
-			rc = -1;
-	if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
-		rc = -1;
-	if (out >= 0 && close(out) < 0)
-		rc = -1;
-	if (in >= 0)
-		close(in);
-	if (rc < 0)
-		snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
-	return rc;
+	f->fd = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	return f->fd < 0 ? stage_fail(f) : 0;
 }
 
 static int fetch_entry(void *ctx, const char *name, char type, unsigned long long size)
@@ -503,6 +586,8 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	if (!n)
 		return 0; /* not asked for: skipped */
 	struct got *g = &f->c->got[n - f->c->now.v];
+	if (f->stage)
+		return stage_entry(f, n, g, type);
 	if (g->fetched || !needs(f->c, n))
 		return 0;
 	g->fetched = true;
@@ -521,14 +606,6 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	f->g = g;
 	f->size = 0;
 	sha256_init(&f->h);
-	if (f->apply) {
-		snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
-		f->fd = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (f->fd < 0) {
-			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -537,15 +614,26 @@ static int fetch_data(void *ctx, const char *buf, size_t n)
 	struct fetch *f = ctx;
 	if (!f->cur)
 		return 0;
+	long long max = f->c->a->cfg.max_size;
+	f->read += n;
+	if (max > 0 && f->read > (unsigned long long)max) {
+		snprintf(f->msg, sizeof(f->msg), "the workspace's changed files come to more than max_size, "
+			 "%.1f MiB; nothing was done: pass --max-size, or name PATHs", max / 1048576.0);
+		f->stopped = true;
+		return -1;
+	}
+	if (f->stage) {
+		/* Never more than the first pass hashed. */
+		if (f->size + n > f->cur->size)
+			return stage_changed(f, f->cur);
+		sha256_update(&f->h, buf, n);
+		f->size += n;
+		if (write_all(f->fd, buf, n) < 0)
+			return stage_fail(f);
+		return stage_room(f, n);
+	}
 	sha256_update(&f->h, buf, n);
 	f->size += n;
-	if (f->apply) {
-		if (write_all(f->fd, buf, n) < 0) {
-			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
 	struct got *g = f->g;
 	if (!f->c->keep)
 		g->cut = true;
@@ -566,21 +654,23 @@ static int fetch_end(void *ctx)
 	if (!f->cur)
 		return 0;
 	unsigned char d[32];
+	char sha[65];
 	sha256_final(&f->h, d);
-	sha256_hex(d, f->cur->sha);
-	f->cur->size = f->size;
-	unsigned mode = f->cur->mode;
+	sha256_hex(d, sha);
+	struct copy_entry *n = f->cur;
 	f->cur = NULL;
-	if (f->apply) {
-		int rc = fchmod(f->fd, mode);
-		rc = close(f->fd) < 0 ? -1 : rc;
-		f->fd = -1;
-		if (rc < 0) {
-			snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s", f->c->base.dir, strerror(errno));
-			return -1;
-		}
+	if (!f->stage) {
+		memcpy(n->sha, sha, sizeof(sha));
+		n->size = f->size;
+		return 0;
 	}
-	return 0;
+	int rc = f->size == n->size && strcmp(sha, n->sha) == 0 ? 0 : stage_changed(f, n);
+	if (rc == 0 && fchmod(f->fd, n->mode) < 0)
+		rc = stage_fail(f);
+	if (close(f->fd) < 0 && rc == 0)
+		rc = stage_fail(f);
+	f->fd = -1;
+	return rc;
 }
 
 static int fetch_body(void *ctx, const char *buf, size_t n)
@@ -595,48 +685,59 @@ static int fetch_body(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
-/* Fetches what must travel; then drops what did not come (gone since
- * the listing, or of a kind left out). */
-static int fetch_now(struct copy_ctx *c, bool apply, struct err *e)
+/* The paths of now that travel (a pass's own choice), NUL-ended. */
+static size_t travel_names(const struct copy_ctx *c, bool stage, struct sbuf *names)
 {
-	struct sbuf names = {0};
 	size_t want = 0;
 	for (size_t i = 0; i < c->now.n; i++) {
 		const struct copy_entry *n = &c->now.v[i];
-		if (!needs(c, n))
+		if (stage ? !c->got[i].want : !needs(c, n))
 			continue;
-		sbuf_adds(&names, "./");
-		sbuf_add(&names, n->path, strlen(n->path) + 1);
+		sbuf_adds(names, "./");
+		sbuf_add(names, n->path, strlen(n->path) + 1);
 		want++;
 	}
-	int rc = 0;
-	if (want) {
-		struct fetch f = {.c = c, .apply = apply, .fd = -1};
-		f.tr = xmalloc(sizeof(*f.tr));
-		struct tar_sink sink = {.ctx = &f, .entry = fetch_entry, .data = fetch_data, .end = fetch_end};
-		tar_init(f.tr, &sink);
-		struct feed feed;
-		feed_init_buf_raw(&feed, names.buf, names.len);
-		char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
-		/* Its stdin is raw: never on the channel, whose frames it is not. */
-		struct tool_out out = {.body = fetch_body, .ctx = &f, .own_exec = true};
-		rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
-		char msg[300];
-		const char *head = out.head.buf ? out.head.buf : "";
-		if (rc == 0 && f.msg[0])
-			rc = err_set(e, f.msg[0] == 'c' ? ERR_FAILED : ERR_WORKSPACE, "%s", f.msg);
-		else if (rc == 0 && strcmp(head, "OK") != 0)
-			rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the packing script");
-		else if (rc == 0 && tar_finish(f.tr, msg, sizeof(msg)) < 0)
-			rc = err_set(e, ERR_WORKSPACE, "the workspace's tar stream: %s", msg);
-		if (f.fd >= 0)
-			close(f.fd);
-		tool_out_free(&out);
-		feed_free(&feed);
-		free(f.tr);
-	}
+	return want;
+}
+
+/* One pass over the paths that travel. */
+static int fetch_pass(struct copy_ctx *c, bool stage, struct err *e)
+{
+	struct sbuf names = {0};
+	if (!travel_names(c, stage, &names))
+		return 0;
+	struct fetch f = {.c = c, .stage = stage, .fd = -1};
+	f.tr = xmalloc(sizeof(*f.tr));
+	struct tar_sink sink = {.ctx = &f, .entry = fetch_entry, .data = fetch_data, .end = fetch_end};
+	tar_init(f.tr, &sink);
+	struct feed feed;
+	feed_init_buf_raw(&feed, names.buf, names.len);
+	char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
+	/* Its stdin is raw: never on the channel, whose frames it is not. */
+	struct tool_out out = {.body = fetch_body, .ctx = &f, .own_exec = true};
+	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
+	char msg[300];
+	const char *head = out.head.buf ? out.head.buf : "";
+	if (rc == 0 && f.msg[0])
+		rc = err_set(e, f.stopped ? ERR_FAILED : ERR_WORKSPACE, "%s", f.msg);
+	else if (rc == 0 && strcmp(head, "OK") != 0)
+		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the packing script");
+	else if (rc == 0 && tar_finish(f.tr, msg, sizeof(msg)) < 0)
+		rc = err_set(e, ERR_WORKSPACE, "the workspace's tar stream: %s", msg);
+	if (f.fd >= 0)
+		close(f.fd);
+	tool_out_free(&out);
+	feed_free(&feed);
+	free(f.tr);
 	sbuf_free(&names);
-	if (rc < 0)
+	return rc;
+}
+
+/* What must travel, fetched; then what did not come (gone since the
+ * listing, or of a kind left out) dropped. */
+static int fetch_now(struct copy_ctx *c, struct err *e)
+{
+	if (fetch_pass(c, false, e) < 0)
 		return -1;
 	/* What had to travel and did not is an error, never a deletion: a
 	 * file tar could not read, or one gone since it was listed. What
@@ -803,9 +904,10 @@ struct side {
 	bool big;
 };
 
-/* The hunks of old against new, or "Binary files ... differ". */
+/* The hunks of old against new, or "Binary files ... differ"; room:
+ * the bytes of text the diff has left. */
 static void content_diff(struct copy_change *ch, const char *la, const char *lb, struct side o,
-			 struct side n)
+			 struct side n, size_t room)
 {
 	struct sbuf *t = &ch->text;
 	if (o.big || n.big) {
@@ -818,17 +920,21 @@ static void content_diff(struct copy_change *ch, const char *la, const char *lb,
 		ch->binary = true;
 		return;
 	}
-	struct sbuf hunks = {0};
-	diff_unified(&hunks, la, lb, o.buf, o.len, n.buf, n.len, 3, NULL, NULL);
-	/* diff_unified's own header names the labels: keep its hunks only. */
-	const char *h = hunks.buf ? hunks.buf : "";
-	const char *at = strstr(h, "\n@@");
-	if (at) {
-		count_lines(ch, at + 1, hunks.len - (size_t)(at + 1 - h));
-		sbuf_addf(t, "--- %s\n+++ %s\n", la, lb);
-		sbuf_add(t, at + 1, hunks.len - (size_t)(at + 1 - h));
+	/* Its header is ours: the hunks go straight after what t holds. */
+	size_t start = t->len;
+	struct diff_limits lim = {.lines = DIFF_LINES_MAX, .bytes = room ? room : 1};
+	if (diff_unified(t, la, lb, o.buf, o.len, n.buf, n.len, 3, &lim, NULL) == DIFF_OMITTED) {
+		t->len = start;
+		if (t->buf)
+			t->buf[start] = '\0';
+		sbuf_addf(t, "Files %s and %s differ (not shown: the diff passed its %zu MiB of text)\n",
+			  la, lb, TEXT_MAX >> 20);
+		ch->binary = true;
+		return;
 	}
-	sbuf_free(&hunks);
+	const char *at = t->len > start ? strstr(t->buf + start, "\n@@") : NULL;
+	if (at)
+		count_lines(ch, at + 1, t->len - (size_t)(at + 1 - t->buf));
 }
 
 /* The old side of a file: DIR's, which is the copy's unless check_one
@@ -867,7 +973,7 @@ static void label(struct sbuf *out, const char *side, const char *path)
 	free(raw);
 }
 
-static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
+static void diff_one(const struct copy_ctx *c, struct copy_change *ch, size_t room)
 {
 	struct sbuf *t = &ch->text;
 	const struct copy_entry *b = ch->old, *n = ch->now;
@@ -884,13 +990,13 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 		if (del && b->type != 'd') {
 			sbuf_addf(t, "diff --git %s %s\ndeleted file mode %06o\n", la, lb, git_mode(b->type, b->mode));
 			if (o.len || o.big)
-				content_diff(ch, la, "/dev/null", o, (struct side){"", 0, false});
+				content_diff(ch, la, "/dev/null", o, (struct side){"", 0, false}, room);
 		} else {
 			sbuf_addf(t, "diff --git %s %s\n", la, lb);
 			if (git_mode(b->type, b->mode) != git_mode(n->type, n->mode))
 				sbuf_addf(t, "old mode %06o\nnew mode %06o\n", git_mode(b->type, b->mode),
 					  git_mode(n->type, n->mode));
-			content_diff(ch, la, lb, o, new_side(c, ch));
+			content_diff(ch, la, lb, o, new_side(c, ch), room);
 		}
 	} else if (ch->kind == 'm') {
 		sbuf_addf(t, "diff --git %s %s\nold mode %06o\nnew mode %06o\n", la, lb,
@@ -902,15 +1008,130 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch)
 		struct side s = new_side(c, ch);
 		sbuf_addf(t, "diff --git %s %s\nnew file mode %06o\n", la, lb, git_mode(n->type, n->mode));
 		if (s.len || s.big)
-			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false}, s);
+			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false}, s, room);
 	}
 	sbuf_free(&keep);
 	sbuf_free(&sa);
 	sbuf_free(&sb);
 }
 
-static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
-		      struct copy_change *ch);
+static void check_all(const struct copy_ctx *c, struct copy_change *v, size_t n);
+
+/* ---- the review ---- */
+
+static void side_add(struct sbuf *s, const struct copy_entry *x)
+{
+	if (!x) {
+		sbuf_add(s, "-", 2);
+		return;
+	}
+	sbuf_addf(s, "%c %o %llu %s", x->type, x->mode, x->type == 'f' ? x->size : 0,
+		  x->type == 'f' ? x->sha : "");
+	sbuf_addc(s, '\0');
+	if (x->type == 'l')
+		sbuf_add(s, x->target ? x->target : "", strlen(x->target ? x->target : "") + 1);
+}
+
+/* Each change's hash (its path, kind, and both sides' type, mode, size
+ * and SHA-256 or target) into rv, and the ID of them all: what a diff
+ * showed, and what apply --expect holds it to. */
+static void review_of(const struct copy_change *v, size_t n, struct copy_review *rv)
+{
+	struct sbuf all = {0}, one = {0};
+	sbuf_adds(&all, "sandbox-review 1\n");
+	for (size_t i = 0; i < n; i++) {
+		sbuf_reset(&one);
+		sbuf_add(&one, v[i].path, strlen(v[i].path) + 1);
+		sbuf_addc(&one, v[i].kind);
+		side_add(&one, v[i].old);
+		side_add(&one, v[i].now);
+		char h[65];
+		sha256_buf_hex(one.buf, one.len, h);
+		copy_review_add(rv, h, v[i].path);
+		sbuf_add(&all, h, 64);
+		sbuf_addc(&all, '\n');
+	}
+	sha256_buf_hex(all.buf, all.len, rv->id);
+	sbuf_free(&all);
+	sbuf_free(&one);
+}
+
+static char *review_path(const struct copy_ctx *c)
+{
+	return xasprintf("%s.review", c->base_path);
+}
+
+/* The review a diff showed, kept for apply --expect to say what
+ * differs; a diff goes on without it. */
+static void review_save(const struct copy_ctx *c, const struct copy_review *rv)
+{
+	struct sbuf data = {0};
+	struct err ignored = {0};
+	char *path = review_path(c);
+	copy_review_encode(&data, rv);
+	copy_file_write(path, data.buf, data.len, &ignored);
+	free(path);
+	sbuf_free(&data);
+}
+
+static bool is_id(const char *s)
+{
+	size_t i = 0;
+	while (s[i] && strchr("0123456789abcdef", s[i]))
+		i++;
+	return i == 64 && !s[i];
+}
+
+/* Up to three paths where the review of ID and the changes now differ,
+ * and how many in all. */
+static void review_differs(const struct copy_review *was, const struct copy_review *now,
+			   struct sbuf *out)
+{
+	size_t i = 0, j = 0, count = 0;
+	while (i < was->n || j < now->n) {
+		int cmp = i == was->n ? 1 : j == now->n ? -1 : copy_path_cmp(was->v[i].path, now->v[j].path);
+		const char *path = cmp <= 0 ? was->v[i].path : now->v[j].path;
+		const char *how = cmp < 0 ? "no longer among them" : cmp > 0 ? "not reviewed"
+			: strcmp(was->v[i].hash, now->v[j].hash) != 0 ? "changed since the review" : NULL;
+		i += cmp <= 0;
+		j += cmp >= 0;
+		if (!how)
+			continue;
+		if (count++ < 3) {
+			sbuf_adds(out, count > 1 ? ", " : "");
+			tool_show_path(out, path, false);
+			sbuf_addf(out, " %s", how);
+		}
+	}
+	if (count > 3)
+		sbuf_addf(out, ", and %zu more", count - 3);
+}
+
+static int expect_fail(const struct copy_ctx *c, const char *want, const struct copy_review *now,
+		       struct err *e)
+{
+	struct sbuf data = {0}, why = {0};
+	struct copy_review was = {0};
+	struct err ignored = {0};
+	bool missing;
+	char *path = review_path(c);
+	if (copy_file_read(path, COPY_BASE_FILE_MAX, &data, &missing, &ignored) == 0 &&
+	    copy_review_decode(data.buf ? data.buf : "", data.len, &was) == 0 && strcmp(was.id, want) == 0)
+		review_differs(&was, now, &why);
+	if (why.len)
+		err_set(e, ERR_FAILED, "the changes are not those of the review %.12s: %s; nothing was written: "
+			"run diff again", want, why.buf);
+	else
+		err_set(e, ERR_FAILED, "the changes are not those of the review %.12s (they are %.12s now); "
+			"nothing was written: run diff again", want, now->id);
+	copy_review_free(&was);
+	sbuf_free(&data);
+	sbuf_free(&why);
+	free(path);
+	return -1;
+}
+
+/* ---- diff ---- */
 
 int do_diff(struct app *a, struct diff_result *r, struct err *e)
 {
@@ -919,13 +1140,22 @@ int do_diff(struct app *a, struct diff_result *r, struct err *e)
 	int rc = ctx_open(&c, a, e);
 	c.keep = true;
 	if (rc == 0)
-		rc = fetch_now(&c, false, e);
+		rc = fetch_now(&c, e);
 	if (rc == 0) {
-		/* What apply would say of each, then its text. */
+		/* What apply would say of each, its hash, then its text; the
+		 * workspace's bytes of each let go once shown. */
 		r->n = changes(&c, &r->v);
+		check_all(&c, r->v, r->n);
+		struct copy_review rv = {0};
+		review_of(r->v, r->n, &rv);
+		memcpy(r->id, rv.id, sizeof(r->id));
+		review_save(&c, &rv);
+		copy_review_free(&rv);
 		for (size_t i = 0; i < r->n; i++) {
-			check_one(&c, r->v, r->n, &r->v[i]);
-			diff_one(&c, &r->v[i]);
+			diff_one(&c, &r->v[i], c.text < TEXT_MAX ? TEXT_MAX - c.text : 0);
+			c.text += r->v[i].text.len;
+			if (r->v[i].now)
+				sbuf_free(&c.got[r->v[i].now_index].data);
 		}
 		r->workspace = a->ws_name;
 		r->dir = xstrdup(c.base.dir);
@@ -973,36 +1203,6 @@ static bool parent_made(struct copy_change *v, size_t n, const char *path)
 	return ch && ch->new_type == 'd' && ch->kind != 'm';
 }
 
-/* What git obeys or runs on the host: its config and hooks (in .git,
- * and in a submodule's git directory below it), and a .git that is not
- * a directory (a "gitdir:" file sends git to a directory the workspace
- * made). apply never writes them. */
-static bool part_is(const char *s, size_t len, const char *word)
-{
-	return len == strlen(word) && strncasecmp(s, word, len) == 0;
-}
-
-static bool git_sensitive(const struct copy_change *ch)
-{
-	const char *p = ch->path, *last = strrchr(p, '/');
-	last = last ? last + 1 : p;
-	if (part_is(last, strlen(last), ".git") &&
-	    ((ch->old_type && ch->old_type != 'd') || (ch->new_type && ch->new_type != 'd')))
-		return true;
-	bool in_git = false;
-	for (const char *s = p; *s;) {
-		size_t len = strcspn(s, "/");
-		if (part_is(s, len, ".git"))
-			in_git = true;
-		else if (in_git && (part_is(s, len, "hooks") ||
-				    (s == last && (part_is(s, len, "config") ||
-						   part_is(s, len, "config.worktree")))))
-			return true;
-		s += len + (s[len] == '/');
-	}
-	return false;
-}
-
 /* Whether DIR's directory at rel holds only what the baseline has (so
  * that removing the baseline's paths empties it). */
 static bool only_known(const struct copy_ctx *c, int dfd, struct sbuf *rel)
@@ -1048,10 +1248,10 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		copy_entry_free(&st);
 		return;
 	}
-	if (git_sensitive(ch)) {
+	if (copy_path_vcs(ch->path)) {
 		ch->refused = true;
-		ch->why = "git's config, a hook, or a .git that is no directory: git would obey or run "
-			  "it on the host; apply never writes it (read it, then copy it by hand)";
+		ch->why = "version-control metadata, which a tool on the host would obey: apply never "
+			  "writes it, not even with --force (read it here; copy it by hand if you must)";
 		copy_entry_free(&st);
 		return;
 	}
@@ -1097,6 +1297,27 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		}
 	}
 	copy_entry_free(&st);
+}
+
+/* Checks every change; then a directory that goes, with a refused path
+ * in it, is refused too (what is refused stays in it). */
+static void check_all(const struct copy_ctx *c, struct copy_change *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		check_one(c, v, n, &v[i]);
+	for (size_t i = n; i-- > 0;) {
+		struct copy_change *ch = &v[i];
+		if (ch->refused || ch->noop || ch->old_type != 'd' || (ch->kind != 'D' && ch->kind != 'T'))
+			continue;
+		size_t len = strlen(ch->path);
+		for (size_t j = i + 1; j < n && strncmp(v[j].path, ch->path, len) == 0 &&
+				       v[j].path[len] == '/'; j++)
+			if (v[j].refused) {
+				ch->refused = true;
+				ch->why = "it holds a path apply refuses, which stays";
+				break;
+			}
+	}
 }
 
 static int apply_fail(struct copy_change *ch, const char *dir, const char *what, struct err *e)
@@ -1220,9 +1441,11 @@ static int stage_open(struct copy_ctx *c, struct err *e)
 static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 {
 	bool force = c->a->o.apply.force;
-	/* What goes: deepest first. */
+	/* What goes: deepest first. A refused path is never touched. */
 	for (size_t i = r->n; i-- > 0;) {
 		struct copy_change *ch = &r->v[i];
+		if (ch->refused)
+			continue;
 		if (!ch->noop && ch->old && (ch->kind == 'D' || ch->kind == 'T')) {
 			if (apply_remove(c, ch, e) < 0)
 				return -1;
@@ -1235,6 +1458,8 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 	int rc = 0;
 	for (size_t i = 0; i < r->n && rc == 0; i++) {
 		struct copy_change *ch = &r->v[i];
+		if (ch->refused)
+			continue;
 		if (ch->now && !ch->noop && apply_put(c, ch, force, e) < 0)
 			rc = -1;
 		else
@@ -1263,27 +1488,88 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 	return rc;
 }
 
+/* What a change of r writes as a file. */
+static bool writes_file(const struct apply_result *r, const struct copy_change *ch)
+{
+	return ch->now && ch->now->type == 'f' && ch->kind != 'm' && !ch->noop && !ch->refused &&
+	       (!ch->conflict || r->force);
+}
+
+/* Apply's second pass: the files it writes, when they fit under
+ * max_size and above DIR's reserve, fetched again and staged under DIR,
+ * each checked against the first pass, before anything is put in
+ * place. Every stop removes what was staged (ctx_free). */
+static int stage_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
+{
+	unsigned long long total = 0, avail, reserve;
+	size_t files = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (writes_file(r, &r->v[i])) {
+			c->got[r->v[i].now_index].want = true;
+			total += r->v[i].now->size;
+			files++;
+		}
+	long long max = c->a->cfg.max_size;
+	if (max > 0 && total > (unsigned long long)max)
+		return err_set(e, ERR_FAILED, "the files to write come to %.1f MiB (a hard link counts in full), "
+			       "more than max_size, %.1f MiB; nothing was written: pass --max-size",
+			       total / 1048576.0, max / 1048576.0);
+	int room = disk_room(c->root, total, &avail, &reserve);
+	if (room < 0)
+		return err_set(e, ERR_FAILED, "%s: %s", c->base.dir, strerror(errno));
+	if (room > 0)
+		return err_set(e, ERR_FAILED, "the files to write come to %.1f MiB, and %s's filesystem has "
+			       "%.1f MiB free, of which it keeps %.1f MiB (a twentieth); nothing was written",
+			       total / 1048576.0, c->base.dir, avail / 1048576.0, reserve / 1048576.0);
+	if (!files)
+		return 0;
+	if (stage_open(c, e) < 0 || fetch_pass(c, true, e) < 0)
+		return -1;
+	for (size_t i = 0; i < c->now.n; i++)
+		if (c->got[i].want && !c->got[i].staged) {
+			struct sbuf shown = {0};
+			tool_show_path(&shown, c->now.v[i].path, false);
+			err_set(e, ERR_FAILED, "%s is gone from the workspace since it was listed; nothing was "
+				"written: run it again", shown.buf);
+			sbuf_free(&shown);
+			return -1;
+		}
+	return 0;
+}
+
 int do_apply(struct app *a, struct apply_result *r, struct err *e)
 {
 	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
+	const char *expect = a->o.apply.expect;
+	if (expect && !is_id(expect))
+		return err_set(e, ERR_USAGE, "--expect '%s': expected a review's ID, the 64 hex digits diff "
+			       "prints", expect);
 	struct copy_ctx c;
 	int rc = ctx_open(&c, a, e);
-	if (rc == 0 && !r->check)
-		rc = stage_open(&c, e);
+	/* The first pass: what the changes are, and what is in their way,
+	 * before a byte is staged. */
 	if (rc == 0)
-		rc = fetch_now(&c, !r->check, e);
+		rc = fetch_now(&c, e);
 	if (rc == 0) {
 		r->n = changes(&c, &r->v);
+		check_all(&c, r->v, r->n);
 		for (size_t i = 0; i < r->n; i++) {
-			check_one(&c, r->v, r->n, &r->v[i]);
 			r->conflicts += r->v[i].conflict;
 			r->refused += r->v[i].refused;
 		}
+		struct copy_review rv = {0};
+		review_of(r->v, r->n, &rv);
+		memcpy(r->id, rv.id, sizeof(r->id));
+		if (expect && strcmp(expect, rv.id) != 0)
+			rc = expect_fail(&c, expect, &rv, e);
+		copy_review_free(&rv);
 		r->workspace = a->ws_name;
 		r->dir = xstrdup(c.base.dir);
 	}
-	bool go = rc == 0 && !r->check && !r->refused && (!r->conflicts || r->force);
-	if (go) {
+	bool go = rc == 0 && !r->check && ((!r->refused && !r->conflicts) || r->force);
+	if (go)
+		rc = stage_all(&c, r, e);
+	if (go && rc == 0) {
 		/* A write that fails half-way: what was written is the result,
 		 * and the baseline; the failure is its last line. */
 		struct err failed = {0};

@@ -118,6 +118,12 @@ struct cp_out {
 	bool started, failed;
 	struct err err;         /* the first failure */
 	int root;
+	/* Everything is extracted under root/stage_name, then moved into
+	 * root when whole, so that a stop leaves DEST as it was. */
+	int stage_fd;
+	char stage_name[40];
+	char *made;             /* DEST, when this cp made it; owned */
+	unsigned long long bytes, next_look; /* of files, for max_size and the reserve */
 	struct extract x;
 	bool have_x;
 	/* DEST "-": the stream, rewritten */
@@ -169,9 +175,11 @@ static int out_start(struct cp_out *c)
 			trimmed[--n] = '\0';
 		char *parent = dir_of(trimmed);
 		if (c->contents) {
-			if (mkdir(trimmed, 0700) < 0 && errno != EEXIST)
+			if (mkdir(trimmed, 0700) == 0)
+				c->made = xstrdup(trimmed);
+			else if (errno != EEXIST)
 				c->root = -1;
-			else
+			if (c->made || errno == EEXIST)
 				c->root = open(trimmed, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		} else {
 			c->root = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -186,7 +194,16 @@ static int out_start(struct cp_out *c)
 			       errno == ENOENT ? "no such directory" : strerror(errno));
 	}
 	c->top_as = top_as;
-	extract_init(&c->x, c->root, c->contents ? NULL : c->src_base, c->top_as);
+	char hex[17];
+	if (random_hex(hex, 16) < 0)
+		return err_set(&c->err, ERR_FAILED, "cannot read /dev/urandom");
+	snprintf(c->stage_name, sizeof(c->stage_name), ".sandbox-cp-%s", hex);
+	if (mkdirat(c->root, c->stage_name, 0700) < 0 ||
+	    (c->stage_fd = openat(c->root, c->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		c->stage_name[0] = '\0';
+		return err_set(&c->err, ERR_FAILED, "%s: cannot write in it: %s", dest, strerror(errno));
+	}
+	extract_init(&c->x, c->stage_fd, c->contents ? NULL : c->src_base, c->top_as);
 	c->x.top_only = kind != 'D';
 	c->have_x = true;
 	return 0;
@@ -235,10 +252,34 @@ static int stream_entry(struct cp_out *c, const char *name, char type)
 	return rc;
 }
 
+/* n more bytes of files: under max_size, and (DEST a directory) above
+ * its filesystem's reserve, looked at each MiB. */
+static int cp_room(struct cp_out *c, unsigned long long n, bool look)
+{
+	long long max = c->a->cfg.max_size;
+	if (max > 0 && c->bytes + n > (unsigned long long)max)
+		return err_set(&c->err, ERR_FAILED, "the copy comes to more than max_size, %.1f MiB (a sparse "
+			       "file counts in full); nothing was written: pass --max-size", max / 1048576.0);
+	if (c->stream || !(look || c->bytes + n >= c->next_look))
+		return 0;
+	c->next_look = c->bytes + n + (1 << 20);
+	unsigned long long avail, reserve;
+	int rc = disk_room(c->root, look ? n : 0, &avail, &reserve);
+	if (rc < 0)
+		return err_set(&c->err, ERR_FAILED, "%s: %s", c->dest, strerror(errno));
+	if (rc > 0)
+		return err_set(&c->err, ERR_FAILED, "%s's filesystem would fall under the %.1f MiB it keeps "
+			       "free (a twentieth of it; %.1f MiB free); nothing was written", c->dest,
+			       reserve / 1048576.0, avail / 1048576.0);
+	return 0;
+}
+
 static int tar_entry_cb(void *ctx, const char *name, char type, unsigned long long size)
 {
 	struct cp_out *c = ctx;
-	(void)size;
+	/* What a file's header says it brings, before any of it. */
+	if ((type == '0' || type == '\0' || type == '7') && cp_room(c, size, true) < 0)
+		return -1;
 	if (c->stream)
 		return stream_entry(c, name, type);
 	return extract_entry(&c->x, name, type, c->tr->mode, c->tr->mtime, c->tr->link, &c->err);
@@ -247,6 +288,9 @@ static int tar_entry_cb(void *ctx, const char *name, char type, unsigned long lo
 static int tar_data_cb(void *ctx, const char *buf, size_t n)
 {
 	struct cp_out *c = ctx;
+	if (cp_room(c, n, false) < 0)
+		return -1;
+	c->bytes += n;
 	if (c->stream) {
 		if (c->w.left == 0)
 			return 0; /* a skipped entry's */
@@ -335,7 +379,7 @@ static int copy_out(struct app *a, struct ws *ws, struct cp_spec *src, const cha
 	if (!arg)
 		return -1;
 	struct cp_out c = {.a = a, .res = res, .src_base = base, .contents = contents, .dest = dest,
-			   .stream = stream, .root = -1};
+			   .stream = stream, .root = -1, .stage_fd = -1};
 	c.tr = xmalloc(sizeof(*c.tr));
 	struct tar_sink sink = {.ctx = &c, .entry = tar_entry_cb, .data = tar_data_cb, .end = tar_end_cb};
 	tar_init(c.tr, &sink);
@@ -358,6 +402,10 @@ static int copy_out(struct app *a, struct ws *ws, struct cp_spec *src, const cha
 			     src->path, tar_status(&out));
 	if (rc == 0 && stream && tarw_finish(&c.w) < 0)
 		rc = err_set(e, ERR_FAILED, "cannot write the output");
+	/* Whole: into place, then the directories' modes and times there. */
+	if (rc == 0 && c.have_x && extract_move(c.stage_fd, c.root, e) < 0)
+		rc = -1;
+	c.x.root = c.root;
 	if (rc == 0 && c.have_x && extract_finish(&c.x, e) < 0)
 		rc = -1;
 	if (c.have_x) {
@@ -370,6 +418,13 @@ static int copy_out(struct app *a, struct ws *ws, struct cp_spec *src, const cha
 			res->first_skipped = xstrdup(c.x.first_skipped);
 		extract_free(&c.x);
 	}
+	if (c.stage_fd >= 0)
+		close(c.stage_fd);
+	if (c.stage_name[0])
+		extract_remove(c.root, c.stage_name);
+	if (rc < 0 && c.made)
+		rmdir(c.made);
+	free(c.made);
 	if (c.root >= 0)
 		close(c.root);
 	free(c.top_as);

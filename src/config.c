@@ -25,6 +25,7 @@ void cfg_init(struct cfg *c)
 	c->max_output = CFG_DEFAULT_MAX_OUTPUT;
 	c->engine_timeout = CFG_DEFAULT_ENGINE_TIMEOUT;
 	c->snapshot_max = CFG_DEFAULT_SNAPSHOT_MAX;
+	c->max_size = CFG_DEFAULT_MAX_SIZE;
 	c->idle = -1;
 }
 
@@ -303,6 +304,9 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 	} else if (strcmp(key, "snapshot_max") == 0) {
 		if (!parse_size(v, &c->snapshot_max))
 			return err_set(e, ERR_USAGE, "snapshot_max '%s': expected a size like 500m or 4g (0: no limit)", v);
+	} else if (strcmp(key, "max_size") == 0) {
+		if (!parse_size(v, &c->max_size))
+			return err_set(e, ERR_USAGE, "max_size '%s': expected a size like 500m or 8g (0: no limit)", v);
 	} else if (strcmp(key, "ttl") == 0 || strcmp(key, "idle") == 0) {
 		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
 			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);

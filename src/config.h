@@ -22,6 +22,7 @@
 /* The most a snapshot may copy: the files its workspace changed, in
  * bytes at their apparent size (4 GiB). */
 #define CFG_DEFAULT_SNAPSHOT_MAX (4LL << 30)
+#define CFG_DEFAULT_MAX_SIZE (8LL << 30)
 /* The longest ttl and idle: ten years. */
 #define CFG_EXPIRY_MAX (3650L * 86400)
 /* The project's file, when no other is named: used only when trusted. */
@@ -58,6 +59,7 @@ struct cfg {
 	char *copy;         /* create --copy: DIR, absolute; NULL: none */
 	struct strvec excludes; /* --exclude patterns, in order */
 	long long snapshot_max; /* bytes a snapshot may copy at most; 0: no limit */
+	long long max_size; /* bytes apply and cp out may write at most; 0: no limit */
 	long ttl;           /* seconds the workspace lives; 0: for ever */
 	long idle;          /* seconds without a command before it stops;
 			     * 0: never; -1: not set (CFG_DEFAULT_IDLE where

@@ -4,9 +4,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,35 @@ const char *copy_path_bad(const char *rel, size_t len)
 			return "a name ending in '/'";
 	}
 	return NULL;
+}
+
+/* The names of version-control metadata: git, Mercurial, Subversion,
+ * Jujutsu, darcs, Bazaar. */
+static const char *const vcs_names[] = {".git", ".hg", ".svn", ".jj", "_darcs", ".bzr"};
+
+static bool vcs_part(const char *s, size_t n)
+{
+	/* Filesystems of other systems take ".git." or ".git " for ".git",
+	 * and NTFS's short name of it is "git~1". */
+	while (n && (s[n - 1] == '.' || s[n - 1] == ' '))
+		n--;
+	if (n == 5 && strncasecmp(s, "git~1", 5) == 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(vcs_names); i++)
+		if (n == strlen(vcs_names[i]) && strncasecmp(s, vcs_names[i], n) == 0)
+			return true;
+	return false;
+}
+
+bool copy_path_vcs(const char *rel)
+{
+	for (const char *s = rel; *s;) {
+		size_t n = strcspn(s, "/");
+		if (vcs_part(s, n))
+			return true;
+		s += n + (s[n] == '/');
+	}
+	return false;
 }
 
 /* ---- trees ---- */
@@ -333,11 +364,10 @@ int copy_base_decode(const char *buf, size_t len, struct copy_base *b, struct er
 	return 0;
 }
 
-int copy_base_load(const char *path, struct copy_base *b, bool *missing, struct err *e)
+int copy_file_read(const char *path, size_t max, struct sbuf *out, bool *missing, struct err *e)
 {
 	*missing = false;
-	struct sbuf data = {0};
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		*missing = errno == ENOENT;
 		return err_set(e, ERR_FAILED, "%s: %s", path, strerror(errno));
@@ -347,17 +377,42 @@ int copy_base_load(const char *path, struct copy_base *b, bool *missing, struct 
 		ssize_t r = read(fd, buf, sizeof(buf));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || data.len + (size_t)r > COPY_BASE_FILE_MAX) {
+		if (r <= 0 || out->len + (size_t)r > max) {
 			if (r != 0) {
 				close(fd);
-				sbuf_free(&data);
+				sbuf_free(out);
 				return err_set(e, ERR_FAILED, "%s: cannot read it", path);
 			}
 			break;
 		}
-		sbuf_add(&data, buf, (size_t)r);
+		sbuf_add(out, buf, (size_t)r);
 	}
 	close(fd);
+	return 0;
+}
+
+int copy_file_write(const char *path, const char *data, size_t len, struct err *e)
+{
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int rc = 0;
+	if (fd < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
+		rc = err_set(e, ERR_FAILED, "cannot write %s: %s", tmp, strerror(errno));
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = err_set(e, ERR_FAILED, "cannot write %s: %s", tmp, strerror(errno));
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = err_set(e, ERR_FAILED, "cannot write %s: %s", path, strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int copy_base_load(const char *path, struct copy_base *b, bool *missing, struct err *e)
+{
+	struct sbuf data = {0};
+	if (copy_file_read(path, COPY_BASE_FILE_MAX, &data, missing, e) < 0)
+		return -1;
 	int rc = copy_base_decode(data.buf ? data.buf : "", data.len, b, e);
 	sbuf_free(&data);
 	return rc;
@@ -367,21 +422,60 @@ int copy_base_save(const char *path, const struct copy_base *b, struct err *e)
 {
 	struct sbuf data = {0};
 	copy_base_encode(&data, b);
-	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	int rc = 0;
-	if (fd < 0 || write_all(fd, data.buf, data.len) < 0 || fsync(fd) < 0) {
-		rc = err_set(e, ERR_FAILED, "cannot write the copy's baseline %s: %s", tmp, strerror(errno));
-	}
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = err_set(e, ERR_FAILED, "cannot write the copy's baseline %s: %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = err_set(e, ERR_FAILED, "cannot write the copy's baseline %s: %s", path, strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
+	int rc = copy_file_write(path, data.buf, data.len, e);
 	sbuf_free(&data);
 	return rc;
+}
+
+/* ---- the last review ---- */
+
+#define REVIEW_MAGIC "sandbox-review 1"
+
+void copy_review_encode(struct sbuf *out, const struct copy_review *r)
+{
+	sbuf_add(out, REVIEW_MAGIC, sizeof(REVIEW_MAGIC));
+	sbuf_add(out, r->id, strlen(r->id) + 1);
+	for (size_t i = 0; i < r->n; i++) {
+		sbuf_add(out, r->v[i].hash, strlen(r->v[i].hash) + 1);
+		sbuf_add(out, r->v[i].path, strlen(r->v[i].path) + 1);
+	}
+}
+
+void copy_review_add(struct copy_review *r, const char *hash, const char *path)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
+	}
+	memcpy(r->v[r->n].hash, hash, 65);
+	r->v[r->n++].path = xstrdup(path);
+}
+
+int copy_review_decode(const char *buf, size_t len, struct copy_review *r)
+{
+	*r = (struct copy_review){0};
+	size_t at = 0;
+	const char *magic = field(buf, len, &at), *id = field(buf, len, &at);
+	if (!magic || strcmp(magic, REVIEW_MAGIC) != 0 || !id || !is_hex64(id))
+		return -1;
+	memcpy(r->id, id, 65);
+	const char *h, *p;
+	while ((h = field(buf, len, &at))) {
+		if (!is_hex64(h) || !(p = field(buf, len, &at)) || copy_path_bad(p, strlen(p))) {
+			copy_review_free(r);
+			return -1;
+		}
+		copy_review_add(r, h, p);
+	}
+	return at == len ? 0 : (copy_review_free(r), -1);
+}
+
+void copy_review_free(struct copy_review *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].path);
+	free(r->v);
+	*r = (struct copy_review){0};
 }
 
 static bool id_ok(const char *id)
@@ -430,30 +524,6 @@ char *copy_base_path(const char *id, bool mkdirs)
 
 /* ---- the workspace's listing ---- */
 
-/* One path of the answer, and what its lines said. */
-struct seen {
-	const char *path;       /* into the answer */
-	size_t len;
-	char type;              /* 0: no stat line yet */
-	unsigned mode;
-	unsigned long long size;
-	const char *sha;        /* into the answer; NULL: none */
-	bool dup, bad_stat, bad_sha;
-};
-
-static int seen_cmp(const void *a, const void *b)
-{
-	const struct seen *x = a, *y = b;
-	/* Paths hold no NUL: the answer's names end at one. */
-	return copy_path_cmp(x->path, y->path);
-}
-
-static struct seen *seen_find(struct seen *v, size_t n, const char *path)
-{
-	struct seen key = {.path = path};
-	return n ? bsearch(&key, v, n, sizeof(*v), seen_cmp) : NULL;
-}
-
 static char type_of(unsigned long m)
 {
 	switch (m & 0170000) {
@@ -485,115 +555,209 @@ static bool stat_line(char *s, unsigned long *mode, unsigned long long *size, ch
 	return true;
 }
 
+/* What a path's lines said, beside its entry. */
+enum { SEEN_DUP = 1, SEEN_BAD_STAT = 2, SEEN_BAD_SHA = 4, SEEN_SHA = 8 };
+
+/* The memory a path of the answer takes: its entry, its name, and
+ * malloc's share. */
+static size_t path_cost(size_t len)
+{
+	return sizeof(struct copy_entry) + len + 1 + 16;
+}
+
+size_t copy_tree_cost(const struct copy_tree *t)
+{
+	size_t cost = 0;
+	for (size_t i = 0; i < t->n; i++)
+		cost += path_cost(strlen(t->v[i].path));
+	return cost;
+}
+
+void copy_manifest_init(struct copy_manifest *m, const struct copy_excl *x, size_t budget)
+{
+	*m = (struct copy_manifest){.x = x, .budget = budget};
+}
+
+void copy_manifest_free(struct copy_manifest *m)
+{
+	copy_tree_free(&m->t);
+	free(m->flags);
+	sbuf_free(&m->cur);
+	*m = (struct copy_manifest){0};
+}
+
+/* Marks m failed: every later call fails too. */
+static int manifest_failed(struct copy_manifest *m)
+{
+	m->failed = true;
+	return -1;
+}
+
+/* One name of the first part ("./PATH"). */
+static int manifest_name(struct copy_manifest *m, const char *s, size_t l, struct err *e)
+{
+	if (l == 1 && s[0] == '.')
+		return 0;
+	const char *why = l < 2 || s[0] != '.' || s[1] != '/' ? "a name not under './'"
+							 : copy_path_bad(s + 2, l - 2);
+	if (why) {
+		struct sbuf shown = {0};
+		sbuf_add(&shown, s, l < 200 ? l : 200);
+		for (size_t i = 0; i < shown.len; i++)
+			if ((unsigned char)shown.buf[i] < 0x20 || shown.buf[i] == 0x7f)
+				shown.buf[i] = '?';
+		err_set(e, ERR_WORKSPACE, "the workspace's listing holds '%s', %s; nothing was done", shown.buf, why);
+		sbuf_free(&shown);
+		return manifest_failed(m);
+	}
+	struct copy_tree *t = &m->t;
+	if (t->n == COPY_ENTRIES_MAX)
+		return err_set(e, ERR_WORKSPACE, "the workspace holds more than %d paths", COPY_ENTRIES_MAX),
+		       manifest_failed(m);
+	size_t grow = t->n == t->cap ? (t->cap ? t->cap : 64) * sizeof(*t->v) : 0;
+	m->used += grow + path_cost(l - 2) - sizeof(*t->v);
+	if (m->used > m->budget)
+		return err_set(e, ERR_WORKSPACE, "the workspace lists over %zu MiB of paths more than the copy "
+			       "had; nothing was done: leave out what it made (.sandboxignore, or exclude)",
+			       COPY_LIST_EXTRA >> 20), manifest_failed(m);
+	struct copy_entry en = {.path = xstrndup(s + 2, l - 2)};
+	copy_tree_add(t, &en);
+	return 0;
+}
+
+static void manifest_sort(struct copy_manifest *m)
+{
+	copy_tree_sort(&m->t);
+	m->flags = xmalloc(m->t.n ? m->t.n : 1);
+	memset(m->flags, 0, m->t.n ? m->t.n : 1);
+	for (size_t i = 1; i < m->t.n; i++)
+		if (copy_path_cmp(m->t.v[i - 1].path, m->t.v[i].path) == 0)
+			m->flags[i - 1] |= SEEN_DUP, m->flags[i] |= SEEN_DUP;
+}
+
+/* One line of the second part ("MODE SIZE ./PATH") or the third
+ * ("SHA256  ./PATH"); garbled ones are skipped. */
+static void manifest_line(struct copy_manifest *m, char *line, size_t l)
+{
+	if (m->part == 1 && l == 2 && line[0] == '-' && line[1] == '-') {
+		m->part = 2;
+		return;
+	}
+	if (memchr(line, '\0', l))
+		return;
+	line[l] = '\0';
+	char *path;
+	struct copy_entry *p;
+	if (m->part == 1) {
+		unsigned long mode;
+		unsigned long long size;
+		if (!stat_line(line, &mode, &size, &path) || !(p = copy_tree_find(&m->t, path)))
+			return;
+		unsigned char *f = &m->flags[p - m->t.v];
+		char t = type_of(mode);
+		if (p->type && (p->type != t || p->mode != (mode & 0777) || p->size != size))
+			*f |= SEEN_BAD_STAT;
+		p->type = t;
+		p->mode = (unsigned)(mode & 0777);
+		p->size = size;
+	} else {
+		if (l < 68 || line[64] != ' ' || line[65] != ' ' || line[66] != '.' || line[67] != '/')
+			return;
+		line[64] = '\0';
+		if (!is_hex64(line) || !(p = copy_tree_find(&m->t, line + 68)))
+			return;
+		unsigned char *f = &m->flags[p - m->t.v];
+		if ((*f & SEEN_SHA) && memcmp(p->sha, line, 64) != 0)
+			*f |= SEEN_BAD_SHA;
+		memcpy(p->sha, line, 65);
+		*f |= SEEN_SHA;
+	}
+}
+
+/* The longest line of the second and third parts worth reading. */
+#define LINE_MAX_LEN (COPY_PATH_MAX + 128)
+
+int copy_manifest_feed(struct copy_manifest *m, const char *buf, size_t len, struct err *e)
+{
+	if (m->failed)
+		return -1;
+	for (size_t at = 0; at < len;) {
+		char end = m->part == 0 ? '\0' : '\n';
+		const char *z = memchr(buf + at, end, len - at);
+		size_t l = z ? (size_t)(z - (buf + at)) : len - at;
+		/* A name no path can be, or a line longer than any worth
+		 * reading: the one fails the whole, the other is skipped. */
+		if (m->part == 0 && m->cur.len + l > COPY_PATH_MAX + 2)
+			return err_set(e, ERR_WORKSPACE, "the workspace's listing holds a name too long; "
+				       "nothing was done"), manifest_failed(m);
+		if (!m->skip && m->cur.len + l < LINE_MAX_LEN)
+			sbuf_add(&m->cur, buf + at, l);
+		else
+			m->skip = true;
+		at += l + (z != NULL);
+		if (!z)
+			break;
+		if (m->part == 0 && m->cur.len == 0) {
+			m->part = 1;
+			manifest_sort(m);
+		} else if (m->part == 0) {
+			if (manifest_name(m, m->cur.buf, m->cur.len, e) < 0)
+				return -1;
+		} else if (!m->skip) {
+			sbuf_addc(&m->cur, '\0');
+			manifest_line(m, m->cur.buf, m->cur.len - 1);
+		}
+		sbuf_reset(&m->cur);
+		m->skip = false;
+	}
+	return 0;
+}
+
+int copy_manifest_finish(struct copy_manifest *m, struct copy_tree *out, struct err *e)
+{
+	*out = (struct copy_tree){0};
+	if (m->failed)
+		return -1;
+	if (m->part == 0)
+		return err_set(e, ERR_WORKSPACE, "the workspace's listing was cut short"), manifest_failed(m);
+	if (m->cur.len && !m->skip) {
+		sbuf_addc(&m->cur, '\0');
+		manifest_line(m, m->cur.buf, m->cur.len - 1);
+	}
+	struct copy_tree *t = &m->t;
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct copy_entry *p = &t->v[i];
+		unsigned f = m->flags[i];
+		bool again = i > 0 && (f & SEEN_DUP) && k > 0 && copy_path_cmp(t->v[k - 1].path, p->path) == 0;
+		char type = (f & (SEEN_DUP | SEEN_BAD_STAT)) || !p->type ? '?' : p->type;
+		if (again || type == 'x' || copy_excluded(m->x, p->path, type == 'd')) {
+			copy_entry_free(p);
+			continue;
+		}
+		p->type = type;
+		if (type != 'f' || !(f & SEEN_SHA) || (f & SEEN_BAD_SHA))
+			p->sha[0] = '\0';
+		t->v[k++] = *p;
+	}
+	t->n = k;
+	*out = *t;
+	*t = (struct copy_tree){0};
+	return 0;
+}
+
 int copy_manifest_parse(const char *buf, size_t len, const struct copy_excl *x,
 			struct copy_tree *out, struct err *e)
 {
-	*out = (struct copy_tree){0};
-	if (len > COPY_MANIFEST_MAX)
-		return err_set(e, ERR_WORKSPACE, "the workspace's listing is larger than %zu MiB",
-			       COPY_MANIFEST_MAX >> 20);
-	struct seen *v = NULL;
-	size_t n = 0, cap = 0, at = 0;
-	int rc = 0;
-	/* The names. */
-	for (;;) {
-		const char *z = at < len ? memchr(buf + at, '\0', len - at) : NULL;
-		if (!z) {
-			rc = err_set(e, ERR_WORKSPACE, "the workspace's listing was cut short");
-			goto out;
-		}
-		const char *s = buf + at;
-		size_t l = (size_t)(z - s);
-		at += l + 1;
-		if (l == 0)
-			break;
-		if (l == 1 && s[0] == '.')
-			continue;
-		const char *why = l < 2 || s[0] != '.' || s[1] != '/' ? "a name not under './'"
-								 : copy_path_bad(s + 2, l - 2);
-		if (why) {
-			struct sbuf shown = {0};
-			sbuf_add(&shown, s, l < 200 ? l : 200);
-			for (size_t i = 0; i < shown.len; i++)
-				if ((unsigned char)shown.buf[i] < 0x20 || shown.buf[i] == 0x7f)
-					shown.buf[i] = '?';
-			rc = err_set(e, ERR_WORKSPACE, "the workspace's listing holds '%s', %s; nothing was done",
-				     shown.buf, why);
-			sbuf_free(&shown);
-			goto out;
-		}
-		if (n == COPY_ENTRIES_MAX) {
-			rc = err_set(e, ERR_WORKSPACE, "the workspace holds more than %d paths", COPY_ENTRIES_MAX);
-			goto out;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		v[n++] = (struct seen){.path = s + 2, .len = l - 2};
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), seen_cmp);
-	for (size_t i = 1; i < n; i++)
-		if (copy_path_cmp(v[i - 1].path, v[i].path) == 0)
-			v[i - 1].dup = v[i].dup = true;
-	/* The stat lines, then the hashes. */
-	bool hashes = false;
-	char line[COPY_PATH_MAX + 128];
-	while (at < len) {
-		const char *nl = memchr(buf + at, '\n', len - at);
-		size_t l = nl ? (size_t)(nl - (buf + at)) : len - at;
-		const char *s = buf + at;
-		at += l + 1;
-		if (!hashes && l == 2 && s[0] == '-' && s[1] == '-') {
-			hashes = true;
-			continue;
-		}
-		if (l >= sizeof(line) || memchr(s, '\0', l))
-			continue;
-		memcpy(line, s, l);
-		line[l] = '\0';
-		char *path;
-		struct seen *p;
-		if (!hashes) {
-			unsigned long mode;
-			unsigned long long size;
-			if (!stat_line(line, &mode, &size, &path) || !(p = seen_find(v, n, path)))
-				continue;
-			char t = type_of(mode);
-			if (p->type && (p->type != t || p->mode != (mode & 0777) || p->size != size))
-				p->bad_stat = true;
-			p->type = t;
-			p->mode = (unsigned)(mode & 0777);
-			p->size = size;
-		} else {
-			if (l < 68 || line[64] != ' ' || line[65] != ' ' || line[66] != '.' || line[67] != '/')
-				continue;
-			line[64] = '\0';
-			if (!is_hex64(line) || !(p = seen_find(v, n, line + 68)))
-				continue;
-			if (p->sha && memcmp(p->sha, s, 64) != 0)
-				p->bad_sha = true;
-			p->sha = s;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct seen *p = &v[i];
-		if (i > 0 && p->dup && copy_path_cmp(v[i - 1].path, p->path) == 0)
-			continue; /* once */
-		char t = p->dup || p->bad_stat || !p->type ? '?' : p->type;
-		if (t == 'x' || copy_excluded(x, p->path, t == 'd'))
-			continue;
-		struct copy_entry en = {.path = xstrdup(p->path), .type = t, .mode = p->mode, .size = p->size};
-		if (t == 'f' && p->sha && !p->bad_sha) {
-			memcpy(en.sha, p->sha, 64);
-			en.sha[64] = '\0';
-		}
-		copy_tree_add(out, &en);
-	}
-out:
-	free(v);
-	if (rc < 0)
-		copy_tree_free(out);
+	struct copy_manifest m;
+	copy_manifest_init(&m, x, SIZE_MAX);
+	int rc = len > COPY_MANIFEST_MAX ? err_set(e, ERR_WORKSPACE, "the workspace's listing is larger "
+						     "than %zu MiB", COPY_MANIFEST_MAX >> 20)
+					 : copy_manifest_feed(&m, buf, len, e);
+	if (rc == 0)
+		rc = copy_manifest_finish(&m, out, e);
+	else
+		*out = (struct copy_tree){0};
+	copy_manifest_free(&m);
 	return rc;
 }

@@ -49,6 +49,11 @@ int copy_path_cmp(const char *a, const char *b);
 /* Why rel is no path of a tree ("" "/x" "a//b" "./a" "a/.." ...), or
  * NULL when it is one. */
 const char *copy_path_bad(const char *rel, size_t len);
+/* Whether a component of rel names version-control metadata (.git,
+ * .hg, .svn, .jj, _darcs, .bzr; its case, trailing dots and spaces
+ * ignored, and git~1): what a host tool reads as its own state and may
+ * obey, never the work under review. */
+bool copy_path_vcs(const char *rel);
 
 void copy_tree_add(struct copy_tree *t, const struct copy_entry *e); /* takes its strings */
 void copy_tree_sort(struct copy_tree *t);
@@ -95,6 +100,29 @@ int copy_base_decode(const char *buf, size_t len, struct copy_base *b, struct er
  * place. A missing file: -1 with *missing set. */
 int copy_base_load(const char *path, struct copy_base *b, bool *missing, struct err *e);
 int copy_base_save(const char *path, const struct copy_base *b, struct err *e);
+/* A file of ours read whole, at most max bytes, into out (appended);
+ * written whole under a temporary name renamed into place (0600). */
+int copy_file_read(const char *path, size_t max, struct sbuf *out, bool *missing, struct err *e);
+int copy_file_write(const char *path, const char *data, size_t len, struct err *e);
+
+/* The last diff of a copy, kept beside its baseline: the review's ID
+ * (the SHA-256 of the changes it showed) and each change's own hash
+ * and path, in the order of paths; so that an apply bound to the ID can
+ * say what differs. "sandbox-review 1\0ID\0", then "HASH\0PATH\0" each. */
+struct copy_review {
+	char id[65];
+	struct copy_review_change {
+		char hash[65];
+		char *path;
+	} *v;
+	size_t n, cap;
+};
+void copy_review_add(struct copy_review *r, const char *hash, const char *path);
+void copy_review_encode(struct sbuf *out, const struct copy_review *r);
+/* -1 when buf is not such a record. */
+int copy_review_decode(const char *buf, size_t len, struct copy_review *r);
+void copy_review_free(struct copy_review *r);
+
 /* The baseline's file for a container ID: $XDG_STATE_HOME/sandbox/copies/ID
  * (else ~/.local/state/...); NULL when neither is set. mkdirs: make its
  * directories (0700). Caller frees. */
@@ -113,5 +141,28 @@ char *copy_state_root(void);
  * answer names a path no tree can hold, or is too large. */
 int copy_manifest_parse(const char *buf, size_t len, const struct copy_excl *x,
 			struct copy_tree *out, struct err *e);
+
+/* The same answer read as it comes, in pieces of any size, so that only
+ * what it says is kept, never its text: the paths it names may take at
+ * most budget bytes of memory (copy_tree_cost's measure; past it, an
+ * error: a workspace cannot make the host's memory grow without bound).
+ * copy_manifest_parse is init, one feed and finish, with no budget. */
+#define COPY_LIST_EXTRA ((size_t)8 << 20)
+struct copy_manifest {
+	const struct copy_excl *x;
+	size_t budget, used;
+	int part;               /* 0 the names, 1 the stat lines, 2 the hashes */
+	struct sbuf cur;        /* the name or line not yet ended */
+	bool skip;              /* it is too long: skipped to its end */
+	bool failed;
+	struct copy_tree t;     /* the names, sorted once the first part ends */
+	unsigned char *flags;   /* what the lines said of each */
+};
+void copy_manifest_init(struct copy_manifest *m, const struct copy_excl *x, size_t budget);
+int copy_manifest_feed(struct copy_manifest *m, const char *buf, size_t len, struct err *e);
+int copy_manifest_finish(struct copy_manifest *m, struct copy_tree *out, struct err *e);
+void copy_manifest_free(struct copy_manifest *m);
+/* What the paths of t take, as a budget counts it. */
+size_t copy_tree_cost(const struct copy_tree *t);
 
 #endif

@@ -1,6 +1,7 @@
 /* extract.c: see extract.h. */
 #include "extract.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -468,4 +469,154 @@ int extract_finish(struct extract *x, struct err *e)
 	sbuf_free(&path);
 	free(at);
 	return rc;
+}
+
+/* ---- staging ---- */
+
+/* The entries of the directory at path under root (names, and a 'd'
+ * or '-' for each in kinds); made writable first when ours (a staged
+ * one, whose entries move out). No descriptor stays open, so that no
+ * depth of tree runs out of them. */
+static int list_dir(int root, const char *path, bool ours, struct strvec *names, struct sbuf *kinds)
+{
+	int fd = open_dirs_at(root, path, strlen(path), false, 0);
+	if (fd < 0)
+		return -1;
+	if (ours)
+		fchmod(fd, 0700);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	/* A dup of root shares its offset with every other. */
+	rewinddir(d);
+	struct dirent *de;
+	struct stat st;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		bool dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		strvec_push(names, de->d_name);
+		sbuf_addc(kinds, dir ? 'd' : '-');
+	}
+	closedir(d);
+	return 0;
+}
+
+static void path_join(struct sbuf *out, const char *path, const char *name)
+{
+	sbuf_reset(out);
+	sbuf_adds(out, path);
+	if (*path)
+		sbuf_addc(out, '/');
+	sbuf_adds(out, name);
+}
+
+/* What `to` has at rel: 'd' a directory, '-' something else, 0 nothing,
+ * -1 when it cannot be seen. */
+static int kind_at(int root, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	int pfd = open_dirs_at(root, rel, slash ? (size_t)(slash - rel) : 0, false, 0);
+	if (pfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	struct stat st;
+	int rc = fstatat(pfd, slash ? slash + 1 : rel, &st, AT_SYMLINK_NOFOLLOW);
+	int saved = errno;
+	close(pfd);
+	if (rc < 0)
+		return saved == ENOENT ? 0 : -1;
+	return S_ISDIR(st.st_mode) ? 'd' : '-';
+}
+
+static int move_one(int from, int to, const char *rel)
+{
+	const char *slash = strrchr(rel, '/'), *leaf = slash ? slash + 1 : rel;
+	size_t plen = slash ? (size_t)(slash - rel) : 0;
+	int f = open_dirs_at(from, rel, plen, false, 0), t = open_dirs_at(to, rel, plen, false, 0);
+	int rc = f >= 0 && t >= 0 ? renameat(f, leaf, t, leaf) : -1;
+	int saved = errno;
+	if (f >= 0)
+		close(f);
+	if (t >= 0)
+		close(t);
+	errno = saved;
+	return rc;
+}
+
+/* One directory of the staging tree into its place: check (nothing
+ * moves, a clash is named) or move. */
+static int merge(int from, int to, const char *path, bool check, struct sbuf *clash)
+{
+	struct strvec names = {0};
+	struct sbuf kinds = {0}, rel = {0};
+	int rc = list_dir(from, path, !check, &names, &kinds);
+	for (size_t i = 0; rc == 0 && i < names.n; i++) {
+		path_join(&rel, path, names.v[i]);
+		int there = kind_at(to, rel.buf);
+		bool dir = kinds.buf[i] == 'd';
+		if (there < 0 || (there && (there == 'd') != dir)) {
+			if (!clash->len)
+				tool_show_path(clash, rel.buf, false);
+			rc = -1;
+			errno = there < 0 ? errno : dir ? ENOTDIR : EISDIR;
+		} else if (dir && there == 'd') {
+			rc = merge(from, to, rel.buf, check, clash);
+		} else if (!check) {
+			rc = move_one(from, to, rel.buf);
+			if (rc < 0 && !clash->len)
+				tool_show_path(clash, rel.buf, false);
+		}
+	}
+	strvec_clear(&names);
+	sbuf_free(&kinds);
+	sbuf_free(&rel);
+	return rc;
+}
+
+int extract_move(int from, int to, struct err *e)
+{
+	struct sbuf clash = {0};
+	int rc = merge(from, to, "", true, &clash);
+	const char *what = errno == ENOTDIR ? "a file or a link is where a directory comes"
+			 : errno == EISDIR ? "a directory is where a file or a link comes"
+					   : strerror(errno);
+	if (rc < 0)
+		err_set(e, ERR_FAILED, "%s: %s; nothing was written", clash.len ? clash.buf : ".", what);
+	else if ((rc = merge(from, to, "", false, &clash)) < 0)
+		err_set(e, ERR_FAILED, "%s: cannot put it in place: %s; what came before it was written",
+			clash.len ? clash.buf : ".", strerror(errno));
+	sbuf_free(&clash);
+	return rc;
+}
+
+static void remove_in(int root, const char *path)
+{
+	struct strvec names = {0};
+	struct sbuf kinds = {0}, rel = {0};
+	if (list_dir(root, path, true, &names, &kinds) == 0)
+		for (size_t i = 0; i < names.n; i++) {
+			path_join(&rel, path, names.v[i]);
+			if (kinds.buf[i] == 'd')
+				remove_in(root, rel.buf);
+			int fd = open_dirs_at(root, path, strlen(path), false, 0);
+			if (fd >= 0) {
+				unlinkat(fd, names.v[i], kinds.buf[i] == 'd' ? AT_REMOVEDIR : 0);
+				close(fd);
+			}
+		}
+	strvec_clear(&names);
+	sbuf_free(&kinds);
+	sbuf_free(&rel);
+}
+
+void extract_remove(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	remove_in(fd, "");
+	close(fd);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
 }

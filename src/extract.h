@@ -71,6 +71,18 @@ int extract_finish(struct extract *x, struct err *e);
 /* Removes a file left half-written (a stream cut short), frees. */
 void extract_free(struct extract *x);
 
+/* Moves the tree under the directory from into the directory to: a
+ * directory to has already is merged, anything else takes the place of
+ * what is there. First it looks for a clash (a directory where a file or
+ * a link comes, or the other way round; a link is never followed), so
+ * that on one nothing moves; -1 with e set. Both are staged the same
+ * way (cp out extracts into a directory of its own beside DEST, so that
+ * a stop leaves DEST as it was). */
+int extract_move(int from, int to, struct err *e);
+/* Removes the directory name in dirfd and all under it, following no
+ * link. */
+void extract_remove(int dirfd, const char *name);
+
 /* Pure: the path an entry name stands for, into out: "./" and "."
  * components and repeated or trailing '/' dropped, "" for the top
  * itself. NULL when the name is acceptable, else why not: an empty

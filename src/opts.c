@@ -142,28 +142,32 @@ static const struct command commands[] = {
 	 "Wait for a background job to end and exit with its status (128+N when\n"
 	 "signal N killed it; 124 when --timeout passed first: the job goes on).\n",
 	 NULL, false, false, NULL},
-	{C_CP, "cp", cmd_cp, NULL, "cp [--timeout SECONDS] SRC... DEST",
+	{C_CP, "cp", cmd_cp, NULL, "cp [--timeout SECONDS] [--max-size SIZE] SRC... DEST",
 	 "Copy files and directory trees between the host and the workspace, both\n"
 	 "ways; the workspace's side is written :PATH (or REF:PATH). As docker cp:\n"
 	 "a directory lands in DEST/NAME when DEST is a directory, else becomes\n"
 	 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
 	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
-	 "entry is written outside DEST, and no file half-written.\n", NULL, false, false, NULL},
+	 "entry is written outside DEST, and nothing at all unless the whole stream\n"
+	 "came, within --max-size and a twentieth of the disk left free.\n", NULL, false, false, NULL},
 	{C_DIFF, "diff", cmd_diff, answer_diff, "diff [PATH...] [--stat] [--name-only]",
 	 "Show what changed in a copy workspace (create --copy DIR) since the copy,\n"
 	 "or since the last apply: unified diffs of text files, as git diff prints\n"
-	 "them, and added, deleted, binary, mode and link changes. Exit 0 when\n"
+	 "them, and added, deleted, binary, mode and link changes; what apply would\n"
+	 "refuse, and the review's ID for apply --expect, on stderr. Exit 0 when\n"
 	 "nothing changed, 1 when something did, 2 or 255 on trouble.\n",
 	 "Show what changed in the workspace since its copy was made (or since the last "
 	 "apply): a unified diff per changed file (git style: new, deleted, mode and "
 	 "symlink changes; binary files named), limited to path when given. Review your "
 	 "own work with it before you say you are done.",
 	 false, false, NULL},
-	{C_APPLY, "apply", cmd_apply, NULL, "apply [PATH...] [--check] [--force]",
+	{C_APPLY, "apply", cmd_apply, NULL,
+	 "apply [PATH...] [--check] [--force] [--expect ID] [--max-size SIZE]",
 	 "Write a copy workspace's changes into DIR, the directory it was copied\n"
 	 "from: each file through a temporary name renamed into place, deletions,\n"
 	 "modes, links. A path that changed in DIR since the copy is a conflict:\n"
-	 "nothing is written unless --force. Then diff starts from here.\n",
+	 "nothing is written unless --force. Version-control metadata (.git, .hg,\n"
+	 ".svn, .jj, _darcs, .bzr) is never written. Then diff starts from here.\n",
 	 NULL, false, false, NULL},
 	{C_DOCTOR, "doctor", cmd_doctor, NULL, "doctor [--image IMG]",
 	 "Check what sandbox needs, one line each: the config files and the trust\n"
@@ -431,7 +435,13 @@ static const struct opt opts[] = {
 	 .help = "say what would be done and exit 1 on conflicts; write nothing",
 	 .at = OPT_AT(apply.check)},
 	{O_FORCE, "force", 0, NULL, CMD(C_APPLY), 0, OT_FLAG,
-	 .help = "write over conflicts too", .at = OPT_AT(apply.force)},
+	 .help = "write over conflicts too (never over a refusal)", .at = OPT_AT(apply.force)},
+	{O_EXPECT_ID, "expect", 0, NULL, CMD(C_APPLY), 0, OT_TEXT, .metavar = "ID",
+	 .help = "write nothing unless the changes are still exactly\nthose of the diff that printed ID",
+	 .at = OPT_AT(apply.expect)},
+	{O_KEY, "max-size", 0, NULL, CMD(C_APPLY) | CMD(C_CP), 0, OT_TEXT, .key = "max_size",
+	 .metavar = "SIZE",
+	 .help = "refuse to write more than SIZE on the host (default\n8g; 0: no limit)"},
 };
 
 const struct command *cmd_table(size_t *n)

@@ -1072,6 +1072,9 @@ void diff_text(FILE *f, FILE *err, const struct diff_result *r)
 		fprintf(f, " %zu path%s changed, %lld insertion%s(+), %lld deletion%s(-)\n", r->n,
 			r->n == 1 ? "" : "s", ins, ins == 1 ? "" : "s", del, del == 1 ? "" : "s");
 	conflict_notes(err, "diff", r->v, r->n);
+	if (r->n)
+		fprintf(err, "sandbox: diff: review %s: to write exactly these changes, "
+			"sandbox apply -w %s --expect %s\n", r->id, r->workspace ? r->workspace : "REF", r->id);
 }
 
 static void change_tree(struct jv *o, const struct copy_change *c, bool with_text)
@@ -1085,6 +1088,9 @@ static void change_tree(struct jv *o, const struct copy_change *c, bool with_tex
 	if (c->new_type)
 		put_int(o, "new_mode", (long long)c->new_mode);
 	put_bool(o, "conflict", c->conflict);
+	put_bool(o, "refused", c->refused);
+	if (c->conflict || c->refused)
+		put_str(o, "why", c->why ? c->why : "changed in DIR since the copy");
 	if (with_text) {
 		put_bool(o, "binary", c->binary);
 		put_int(o, "insertions", c->insertions);
@@ -1098,6 +1104,7 @@ void diff_tree(struct jv *t, const struct diff_result *r)
 	tree_begin(t, r->workspace);
 	put_str(t, "dir", r->dir);
 	put_bool(t, "changed", r->n > 0);
+	put_str(t, "id", r->id);
 	struct jv *a = jvb_put(t, "changes");
 	jvb_arr(a);
 	for (size_t i = 0; i < r->n; i++)
@@ -1112,6 +1119,13 @@ void diff_model(struct sbuf *out, const struct diff_result *r)
 	}
 	for (size_t i = 0; i < r->n; i++)
 		sbuf_add(out, r->v[i].text.buf ? r->v[i].text.buf : "", r->v[i].text.len);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].refused || r->v[i].conflict) {
+			sbuf_addf(out, "apply: %s: ", r->v[i].refused ? "refused" : "conflict");
+			tool_show_path(out, r->v[i].path, false);
+			sbuf_addf(out, ": %s\n", r->v[i].why ? r->v[i].why : "changed in DIR since the copy");
+		}
+	sbuf_addf(out, "Review ID: %s\n", r->id);
 }
 
 void apply_text(FILE *f, FILE *err, const struct apply_result *r)
@@ -1134,9 +1148,11 @@ void apply_text(FILE *f, FILE *err, const struct apply_result *r)
 	tool_show_path(&d, r->dir, false);
 	if (r->error)
 		fprintf(err, "sandbox: apply: %s\n", r->error);
-	else if (r->refused)
-		fprintf(err, "sandbox: apply: %zu path%s refused: nothing was written to %s\n", r->refused,
-			r->refused == 1 ? "" : "s", d.buf);
+	else if (r->refused && !r->force)
+		fprintf(err, "sandbox: apply: %zu path%s refused: %s to %s; --force writes the rest, "
+			"never %s\n", r->refused, r->refused == 1 ? "" : "s",
+			r->check ? "nothing would be written" : "nothing was written", d.buf,
+			r->refused == 1 ? "it" : "them");
 	else if (r->conflicts && !r->force)
 		fprintf(err, "sandbox: apply: %zu conflict%s: %s to %s; --force writes over them\n",
 			r->conflicts, r->conflicts == 1 ? "" : "s",
@@ -1144,9 +1160,11 @@ void apply_text(FILE *f, FILE *err, const struct apply_result *r)
 	else if (!n)
 		fprintf(err, "sandbox: apply: nothing to apply\n");
 	else if (r->check)
-		fprintf(err, "sandbox: apply: %zu change%s would be written to %s\n", n, n == 1 ? "" : "s", d.buf);
+		fprintf(err, "sandbox: apply: %zu change%s would be written to %s%s\n", n, n == 1 ? "" : "s",
+			d.buf, r->refused ? "; the refused never" : "");
 	else
-		fprintf(err, "sandbox: apply: %zu change%s written to %s\n", n, n == 1 ? "" : "s", d.buf);
+		fprintf(err, "sandbox: apply: %zu change%s written to %s%s\n", n, n == 1 ? "" : "s", d.buf,
+			r->refused ? "; the refused were not" : "");
 	sbuf_free(&d);
 }
 
@@ -1156,6 +1174,7 @@ void apply_tree(struct jv *t, const struct apply_result *r)
 	put_str(t, "dir", r->dir);
 	put_bool(t, "check", r->check);
 	put_bool(t, "applied", r->applied);
+	put_str(t, "id", r->id);
 	if (r->error)
 		put_str(t, "error", r->error);
 	struct jv *a = jvb_put(t, "changes"), *c = NULL;

@@ -230,7 +230,9 @@ struct copy_change {
 	unsigned old_mode, new_mode;
 	bool binary;             /* its diff names it only */
 	bool conflict;           /* DIR's path changed since the copy too */
-	bool refused;            /* apply: a link or a file of DIR on its way */
+	bool refused;            /* apply never writes it: version-control
+				  * metadata, or a link or a file of DIR on
+				  * its way */
 	const char *why;         /* apply: of a conflict or refusal */
 	bool noop;               /* apply: DIR has it already */
 	bool kept;               /* apply: a directory left, not empty in DIR */
@@ -245,6 +247,7 @@ struct copy_change {
 struct diff_result {
 	const char *workspace;
 	char *dir;               /* DIR; owned */
+	char id[65];             /* the review's ID: apply --expect takes it */
 	struct copy_change *v;   /* owned */
 	size_t n;
 	bool stat, name_only;
@@ -252,6 +255,7 @@ struct diff_result {
 struct apply_result {
 	const char *workspace;
 	char *dir;               /* owned */
+	char id[65];             /* the ID of the changes it found */
 	struct copy_change *v;   /* owned */
 	size_t n;
 	size_t conflicts, refused;

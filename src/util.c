@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -370,4 +371,16 @@ int make_dirs(const char *dir)
 	int rc = mkdir(p, 0700) == 0 || errno == EEXIST ? 0 : -1;
 	free(p);
 	return rc;
+}
+
+int disk_room(int fd, unsigned long long more, unsigned long long *avail,
+	      unsigned long long *reserve)
+{
+	struct statvfs fs;
+	if (fstatvfs(fd, &fs) < 0)
+		return -1;
+	unsigned long long unit = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
+	*avail = (unsigned long long)fs.f_bavail * unit;
+	*reserve = (unsigned long long)fs.f_blocks * unit / DISK_RESERVE_SHARE;
+	return *avail >= *reserve && *avail - *reserve >= more ? 0 : 1;
 }

@@ -263,7 +263,7 @@ test_expect_success 'a symlink, then a file through it: refused, nothing written
 	rm -rf hout/dest &&
 	refused "vdir/l/pwned" "goes through a symbolic link" &&
 	ls -A outside >o && must_be_empty o &&
-	test -L hout/dest/l
+	! test -e hout/dest
 '
 
 test_expect_success 'a hard link to a file the copy did not write is refused' '
@@ -293,7 +293,7 @@ test_expect_success 'a stream cut inside a file: an error, and no file half-writ
 	rm -rf hout/dest &&
 	expect_status 255 sb -w "$REF" cp :vdir hout/dest 2>err &&
 	grep_file "truncated archive" err &&
-	test -f hout/dest/whole && test ! -e hout/dest/cut &&
+	! test -e hout/dest &&
 	find hout -name ".sandbox-cp-*" >tmps && must_be_empty tmps
 '
 

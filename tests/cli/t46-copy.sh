@@ -41,7 +41,7 @@ forge() {
 	REF=$1 answer_with "$(printf 'echo OK\nfind')" "$(printf 'echo OK; printf "%s\\000"\nfind' "$2")"
 }
 
-baselines() { ls "$XDG_STATE_HOME/sandbox/copies" 2>/dev/null | wc -l; }
+baselines() { ls "$XDG_STATE_HOME/sandbox/copies" 2>/dev/null | grep -vc "\.review$"; }
 
 test_expect_success 'setup: a real source tree, with a binary file, a link, an exec bit and things to leave out' '
 	mkdir proj &&
@@ -80,12 +80,13 @@ test_expect_success 'the workspace changes its copy: edit, write and exec' '
 		ln -sf src/util.c main-link && head -c 100 /dev/zero >>blob.bin &&
 		mkdir -p newdir/deep && echo deep >newdir/deep/f.txt && printf \"x\" >>last.txt &&
 		rm -r tests/unit/golden && mv src/json.h src/json2.h && mkdir build && echo again >build/out.o &&
-		echo more >>.git/HEAD && : >empty.txt"
+		: >empty.txt"
 '
 
 test_expect_success 'diff: exit 1, and hunk for hunk what diff -ruN says of the two trees' '
 	expect_status 1 sb -w "$REF" diff >ours 2>err &&
-	must_be_empty err &&
+	grep -c . err >n && cmp_text 1 n &&
+	grep_file -E "^sandbox: diff: review [0-9a-f]{64}: to write exactly these changes, sandbox apply -w $REF --expect [0-9a-f]{64}$" err &&
 	ws_tree "$REF" after &&
 	rm -r after/build &&
 	for t in pristine after; do
@@ -121,8 +122,7 @@ new mode 100644" part &&
 \\ No newline at end of file
 +src/util.c
 \\ No newline at end of file" part &&
-	no_grep_file "build/out.o" d &&
-	grep_file -x "diff --git a/.git/HEAD b/.git/HEAD" d
+	no_grep_file "build/out.o" d
 '
 
 test_expect_success 'diff --name-only, --stat, a PATH, and --json' '
@@ -277,17 +277,34 @@ new mode 040750" part &&
 	cmp_text f proj/ro/sub/f
 '
 
-test_expect_success 'apply never writes git'"'"'s config or hooks, nor a .git that is no directory' '
-	sb -w "$REF" exec -- sh -c "mkdir -p .git/hooks && printf \"#!/bin/sh\\n\" >.git/hooks/post-checkout && echo \"[core]\" >>.git/config" &&
+test_expect_success 'apply never writes version-control metadata, --force or not; diff shows it refused' '
+	sb -w "$REF" exec -- sh -c "mkdir -p .git/hooks sub/.hg && printf \"#!/bin/sh\\n\" >.git/hooks/post-checkout &&
+		echo \"[core]\" >>.git/config && echo more >>.git/HEAD && echo x >sub/.hg/hgrc && echo gitdir: /x >sub/.git &&
+		mkdir .GIT. && echo y >.GIT./config && echo fine >vcs-ok.txt" &&
 	expect_status 1 sb -w "$REF" diff --name-only .git >names &&
 	grep_file -x ".git/hooks/post-checkout" names &&
-	expect_status 1 sb -w "$REF" apply .git 2>err &&
-	grep_file ".git/config: git${SQ}s config, a hook" err &&
-	grep_file ".git/hooks/post-checkout: git${SQ}s config, a hook" err &&
-	! test -e proj/.git/hooks && ! test -e proj/.git/config &&
+	expect_status 1 sb -w "$REF" diff --json >d &&
+	json_check d "sorted(c[\"path\"] for c in d[\"changes\"] if c[\"refused\"]) == [\".GIT.\", \".GIT./config\", \".git/HEAD\", \".git/config\", \".git/hooks\", \".git/hooks/post-checkout\", \"sub/.git\", \"sub/.hg\", \"sub/.hg/hgrc\"]" &&
+	json_check d "[c[\"refused\"] for c in d[\"changes\"] if c[\"path\"] in (\"sub\", \"vcs-ok.txt\")] == [False, False]" &&
+	json_check d "[c for c in d[\"changes\"] if c[\"path\"] == \".git/HEAD\"][0][\"why\"].startswith(\"version-control metadata\")" &&
+	cp -R proj proj.vcs &&
+	expect_status 1 sb -w "$REF" apply 2>err &&
+	grep_file ".git/config: version-control metadata" err &&
+	grep_file ".git/hooks/post-checkout: version-control metadata" err &&
+	grep_file "sub/.hg/hgrc: version-control metadata" err &&
+	grep_file "nothing was written" err &&
+	diff -r --no-dereference proj.vcs proj &&
+	expect_status 1 sb -w "$REF" apply --force >out 2>err &&
+	grep_file -x "A vcs-ok.txt" out && no_grep_file ".git" out && no_grep_file ".hg" out &&
+	grep_file "the refused were not" err &&
+	! test -e proj/.git/hooks && ! test -e proj/.git/config && ! test -e proj/sub/.hg &&
+	! test -e proj/sub/.git && ! test -e proj/.GIT. &&
+	cmp pristine/.git/HEAD proj/.git/HEAD &&
 	sb -w "$REF" cp :/workspace/.git/config proj/.git/config >/dev/null &&
 	sb -w "$REF" cp :/workspace/.git/hooks proj/.git/hooks >/dev/null &&
-	sb -w "$REF" apply .git >out 2>err &&
+	sb -w "$REF" cp :/workspace/.git/HEAD proj/.git/HEAD >/dev/null &&
+	sb -w "$REF" exec -- rm -r sub/.hg sub/.git .GIT. &&
+	sb -w "$REF" apply .git sub .GIT. >out 2>err &&
 	cmp_text "sandbox: apply: nothing to apply" err &&
 	sb -w "$REF" diff .git >out &&
 	must_be_empty out

@@ -3,6 +3,7 @@
  * .sandboxignore, the baseline's encoding (and a damaged one refused),
  * and the workspace's listing read as hostile input: forged, repeated,
  * garbled and missing lines make a path unsure, never wrong. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,97 @@ static void test_manifest(void)
 	sbuf_free(&m);
 }
 
+/* Version-control metadata: any component, any case, the names other
+ * filesystems take for it. */
+static void test_vcs(void)
+{
+	const char *yes[] = {".git", ".git/config", "a/.git", "a/.git/modules/b/config", "sub/.GIT",
+			     ".Git./x", ".git /x", "GIT~1/HEAD", ".hg/hgrc", "x/.svn/entries", ".jj/repo",
+			     "_darcs/prefs", ".bzr/branch", NULL};
+	const char *no[] = {".gitignore", ".gitmodules", ".gitattributes", "git", "a.git", ".github/x",
+			    "x/.gitkeep", ".hgignore", "svn", "..git", NULL};
+	for (int i = 0; yes[i]; i++)
+		ok(copy_path_vcs(yes[i]), "'%s' is version-control metadata", yes[i]);
+	for (int i = 0; no[i]; i++)
+		ok(!copy_path_vcs(no[i]), "'%s' is not", no[i]);
+}
+
+/* The listing fed in pieces of every size gives the tree it gives
+ * whole; past its budget, it stops, with nothing kept. */
+static void test_manifest_stream(void)
+{
+	struct sbuf m = {0};
+	static const char names[] = "./a\0./d\0./d/f\0./l\0./twice\0./twice\0";
+	sbuf_add(&m, names, sizeof(names));
+	sbuf_addf(&m, "81a4 3 ./a\n41ed 4096 ./d\n81ed 5 ./d/f\na1ff 4 ./l\n--\n%s  ./a\n%s  ./d/f\n",
+		  sha_a, sha_b);
+	struct copy_tree whole;
+	struct err e = {0};
+	ok(parse(m.buf, m.len, &whole, &e) == 0, "whole: %s", e.msg);
+	for (size_t step = 1; step <= 17; step += 4) {
+		struct copy_manifest mf;
+		struct copy_tree t;
+		copy_manifest_init(&mf, NULL, (size_t)1 << 20);
+		int rc = 0;
+		for (size_t at = 0; rc == 0 && at < m.len; at += step)
+			rc = copy_manifest_feed(&mf, m.buf + at, m.len - at < step ? m.len - at : step, &e);
+		rc = rc == 0 ? copy_manifest_finish(&mf, &t, &e) : rc;
+		bool same = rc == 0 && t.n == whole.n;
+		for (size_t i = 0; same && i < t.n; i++)
+			same = strcmp(t.v[i].path, whole.v[i].path) == 0 && t.v[i].type == whole.v[i].type &&
+			       t.v[i].mode == whole.v[i].mode && strcmp(t.v[i].sha, whole.v[i].sha) == 0;
+		ok(same, "in pieces of %zu bytes: the same tree", step);
+		if (rc == 0)
+			copy_tree_free(&t);
+		copy_manifest_free(&mf);
+	}
+	copy_tree_free(&whole);
+
+	/* An endless list of names: stopped at the budget. */
+	struct copy_manifest mf;
+	copy_manifest_init(&mf, NULL, 64 << 10);
+	char name[32];
+	int rc = 0;
+	size_t i;
+	for (i = 0; rc == 0 && i < 100000; i++) {
+		int n = snprintf(name, sizeof(name), "./f%zu", i);
+		rc = copy_manifest_feed(&mf, name, (size_t)n + 1, &e);
+	}
+	ok(rc < 0 && strstr(e.msg, "more than the copy had") && i < 2000,
+	   "an endless listing stops at its budget (%zu names): %s", i, e.msg);
+	ok(copy_manifest_feed(&mf, "", 1, &e) < 0, "and stays stopped");
+	copy_manifest_free(&mf);
+	/* A name longer than a path can be: stopped before it is kept. */
+	copy_manifest_init(&mf, NULL, SIZE_MAX);
+	sbuf_reset(&m);
+	sbuf_adds(&m, "./");
+	for (int k = 0; k < COPY_PATH_MAX + 10; k++)
+		sbuf_addc(&m, 'a');
+	ok(copy_manifest_feed(&mf, m.buf, m.len, &e) < 0 && strstr(e.msg, "too long"), "an endless name: %s",
+	   e.msg);
+	copy_manifest_free(&mf);
+	sbuf_free(&m);
+}
+
+static void test_review(void)
+{
+	struct copy_review r = {0}, back;
+	memcpy(r.id, sha_a, 65);
+	copy_review_add(&r, sha_b, "a/b");
+	copy_review_add(&r, sha_a, "nl\nname");
+	struct sbuf data = {0};
+	copy_review_encode(&data, &r);
+	ok(copy_review_decode(data.buf, data.len, &back) == 0 && back.n == 2 && strcmp(back.id, sha_a) == 0 &&
+	   strcmp(back.v[0].path, "a/b") == 0 && strcmp(back.v[0].hash, sha_b) == 0 &&
+	   strcmp(back.v[1].path, "nl\nname") == 0, "a review record, read back");
+	copy_review_free(&back);
+	ok(copy_review_decode(data.buf, data.len - 1, &back) < 0, "cut short: refused");
+	data.buf[20] = 'X';
+	ok(copy_review_decode(data.buf, data.len, &back) < 0, "a damaged ID: refused");
+	copy_review_free(&r);
+	sbuf_free(&data);
+}
+
 int main(void)
 {
 	test_order();
@@ -191,5 +283,8 @@ int main(void)
 	test_excl();
 	test_base();
 	test_manifest();
+	test_vcs();
+	test_manifest_stream();
+	test_review();
 	return done_testing();
 }
