@@ -90,7 +90,7 @@ build/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_HDRS) \
 		$(LIB_SRCS:src/%.c=build/asan/%.o) $(LDLIBS)
 
 unit: $(UNIT_BINS) $(REPLAY_BINS)
-	@for t in $(UNIT_BINS); do echo "# $$t"; $$t || exit 1; done
+	@tests/unit/run $(UNIT_BINS)
 	@for n in $(FUZZ_NAMES); do \
 		echo "# build/replay/fuzz_$$n tests/fuzz/corpus_$$n"; \
 		UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \

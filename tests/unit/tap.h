@@ -16,12 +16,13 @@
 struct tap_state {
 	int run, failed, planned; /* planned: -1 until plan() */
 	int todo_failed;          /* failures of TODO tests: known bugs */
+	int skipped;              /* tests that could not run here */
 	const char *todo;         /* reason, while tests are marked TODO */
 };
 
 static inline struct tap_state *tap_state(void)
 {
-	static struct tap_state st = {0, 0, -1, 0, NULL};
+	static struct tap_state st = {0, 0, -1, 0, 0, NULL};
 	return &st;
 }
 
@@ -106,6 +107,27 @@ static inline bool ok(bool cond, const char *fmt, ...)
 	bool r = tap_vok(cond, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+/* A test that cannot run here (a missing program, not a missing leg),
+ * and why: "ok N # SKIP WHY", which TAP counts as skipped, never as
+ * passed; done_testing says how many. */
+__attribute__((format(printf, 1, 2)))
+static inline void skip(const char *fmt, ...)
+{
+	struct tap_state *st = tap_state();
+	st->run++;
+	st->skipped++;
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	for (char *p = why; *p; p++)
+		if (*p == '\n' || *p == '#')
+			*p = ' ';
+	printf("ok %d # SKIP %s\n", st->run, why);
+	fflush(stdout);
 }
 
 /* Prints bytes with C escapes, so a failure shows control bytes and
@@ -196,6 +218,8 @@ static inline int done_testing(void)
 	struct tap_state *st = tap_state();
 	if (st->todo_failed)
 		printf("# %d TODO tests failed (known bugs)\n", st->todo_failed);
+	if (st->skipped)
+		printf("# skipped %d of %d tests\n", st->skipped, st->run);
 	if (st->failed)
 		printf("# failed %d of %d tests\n", st->failed, st->run);
 	if (st->planned < 0)
