@@ -414,17 +414,21 @@ procs() {
 # has_proc NAME ERE: a process whose command line matches ERE runs in NAME.
 has_proc() { procs "$1" | grep -Eq -- "$2"; }
 
-# wait_until SECONDS CMD...: polls CMD every 0.2 s until it succeeds.
+# wait_until SECONDS CMD...: polls CMD until it succeeds, or until it has
+# slept SECONDS between the polls (the polls' own time not counted: a slow
+# machine makes the wait longer, never shorter). The pause grows from 0.2 s
+# to 1 s: a poll is often an engine call, and those cost the machine's CPU.
 wait_until() {
-	local limit=$1 i=0
+	local limit=$1 slept=0 step=2
 	shift
 	while ! "$@"; do
-		i=$((i + 1))
-		if [ $((i * 2)) -ge $((limit * 10)) ]; then
+		if [ "$slept" -ge $((limit * 10)) ]; then
 			echo "error: gave up after ${limit}s waiting for: $*" >&4
 			return 1
 		fi
-		sleep 0.2
+		sleep "$((step / 10)).$((step % 10))"
+		slept=$((slept + step))
+		step=$((step * 3 / 2 < 10 ? step * 3 / 2 : 10))
 	done
 }
 

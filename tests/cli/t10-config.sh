@@ -4,7 +4,7 @@
 # SANDBOX_CONFIG, ./sandbox.ini once trusted), and the command line winning
 # over it. The trust itself, and the user's defaults: t11-trust.sh.
 . "$(dirname "$0")/../lib.sh"
-image_independent
+only_once
 need_engine
 
 test_expect_success 'setup: a project directory with a sandbox.ini' '

@@ -7,7 +7,7 @@
 # over them, the command line over both; the store is strict and safe
 # with concurrent writers.
 . "$(dirname "$0")/../lib.sh"
-image_independent
+only_once
 need_engine
 
 STORE=$XDG_CONFIG_HOME/sandbox/trusted

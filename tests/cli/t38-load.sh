@@ -3,11 +3,8 @@
 # processes. Every result is its own, the ID cache stays whole (each
 # entry is replaced atomically), and nothing is left behind.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
-case $BASE_IMAGE in
-*busybox*) ;;
-*) skip_all "load does not depend on the image; runs with busybox" ;;
-esac
 
 # cache_entry REF: the ID cache's file for REF.
 cache_entry() { printf '%s/.cache/sandbox/ids/%s-%s\n' "$HOME" "$ENGINE" "$1"; }

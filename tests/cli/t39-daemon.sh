@@ -8,11 +8,8 @@
 # works again (after a restart, the workspace started), or (the daemon
 # gone) fails at once.
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
-case $BASE_IMAGE in
-*busybox*) ;;
-*) skip_all "the engine's fault does not depend on the image; runs with busybox" ;;
-esac
 
 # A command of this file's: sleep with a number of its own, to find it.
 m=$((50000 + RANDOM))

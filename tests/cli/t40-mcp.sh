@@ -7,6 +7,7 @@
 # values that would break shell text. tests/cli/t41-mcp-sdk.sh drives the
 # same server with the official TypeScript client.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 need_peak_rss
 

@@ -4,8 +4,10 @@
 # against one server with --rm and one fed raw lines, and each of its TAP
 # results becomes a test here. node_modules comes from `npm ci` (make setup
 # runs it); the file installs it itself when it is missing, and is skipped
-# only when node or the package cannot be had.
+# only when node or the package cannot be had. What it tests is the
+# protocol between the two, so it runs once (t40 has the engines and images).
 . "$(dirname "$0")/../lib.sh"
+only_once
 need_engine
 
 MCP_DIR=$REPO_DIR/tests/mcp

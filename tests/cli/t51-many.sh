@@ -13,14 +13,8 @@
 # failed test left. It takes about 40 s on Docker and 40 to 60 s on
 # Podman here (2 cores, with other runs going).
 . "$(dirname "$0")/../lib.sh"
+image_independent
 need_engine
-case $BASE_IMAGE in
-*busybox*) ;;
-*) skip_all "scale does not depend on the image; runs with busybox" ;;
-esac
-case $SANDBOX_BIN in
-*/asan/*) skip_all "100 workspaces take the engine's time, not sandbox's; the sanitizer leg would only double it" ;;
-esac
 
 N=10 # processes, and workspaces each: N * N in all
 
