@@ -150,7 +150,7 @@ static const struct command commands[] = {
 	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
 	 "entry is written outside DEST, and nothing at all unless the whole stream\n"
 	 "came, within --max-size and a twentieth of the disk left free.\n", NULL, false, false, NULL},
-	{C_DIFF, "diff", cmd_diff, answer_diff, "diff [PATH...] [--stat] [--name-only]",
+	{C_DIFF, "diff", cmd_diff, answer_diff, "diff [PATH...] [--stat] [--name-only] [--max-size SIZE]",
 	 "Show what changed in a copy workspace (create --copy DIR) since the copy,\n"
 	 "or since the last apply: unified diffs of text files, as git diff prints\n"
 	 "them, and added, deleted, binary, mode and link changes; what apply would\n"
@@ -442,6 +442,8 @@ static const struct opt opts[] = {
 	{O_KEY, "max-size", 0, NULL, CMD(C_APPLY) | CMD(C_CP), 0, OT_TEXT, .key = "max_size",
 	 .metavar = "SIZE",
 	 .help = "refuse to write more than SIZE on the host (default\n8g; 0: no limit)"},
+	{O_KEY, "max-size", 0, NULL, CMD(C_DIFF), 0, OT_TEXT, .key = "max_size", .metavar = "SIZE",
+	 .help = "refuse when the changed files come to more than SIZE\n(default 8g; 0: no limit)"},
 };
 
 const struct command *cmd_table(size_t *n)
