@@ -38,6 +38,10 @@
  * of a diff: past them, a change is named, not shown; its hash is kept. */
 #define SHOW_TOTAL_MAX ((size_t)4 << 20)
 #define TEXT_MAX ((size_t)8 << 20)
+/* The changes one diff or apply takes, and the bytes of their names:
+ * each costs memory in every form a result takes (text, --json, MCP). */
+#define CHANGES_MAX 10000
+#define CHANGE_NAMES_MAX ((size_t)512 << 10)
 /* Bytes staged between two looks at DIR's free space. */
 #define ROOM_EVERY ((unsigned long long)1 << 20)
 #define READ_BUF 65536
@@ -278,6 +282,8 @@ struct copy_ctx {
 	} *got;
 	size_t kept;            /* bytes in every data */
 	size_t text;            /* diff: bytes of every change's text */
+	size_t room;            /* what is left of the listing's budget, for
+				 * the links' targets the stream brings */
 	int stage_fd;           /* apply: DIR/.sandbox-apply-HEX, or -1 */
 	char stage_name[40];
 	int root;               /* DIR, or -1 */
@@ -406,6 +412,7 @@ static int list_now(struct copy_ctx *c, struct err *e)
 			: err_set(e, ERR_WORKSPACE, "unexpected answer from the listing script");
 	if (rc == 0)
 		rc = copy_manifest_finish(&l.m, &c->now, e);
+	c->room = l.m.budget > l.m.used ? l.m.budget - l.m.used : 0;
 	tool_out_free(&out);
 	copy_manifest_free(&l.m);
 	strvec_clear(&args);
@@ -594,6 +601,17 @@ static int fetch_entry(void *ctx, const char *name, char type, unsigned long lon
 	if (type == '1')
 		return fetch_hardlink(f, n, g);
 	char t = type == '0' || type == '\0' || type == '7' ? 'f' : type == '5' ? 'd' : type == '2' ? 'l' : 'x';
+	if (t == 'l') {
+		/* A target is a path: no longer than one, and counted with
+		 * the listing's paths. */
+		size_t tl = strlen(f->tr->link) + 1;
+		if (tl > COPY_PATH_MAX + 1 || tl > f->c->room) {
+			snprintf(f->msg, sizeof(f->msg), "the workspace's links' targets are %s; nothing was done",
+				 tl > COPY_PATH_MAX + 1 ? "longer than a path can be" : "more than the listing may hold");
+			return -1;
+		}
+		f->c->room -= tl;
+	}
 	n->type = t;
 	n->mode = t == 'l' ? 0777 : f->tr->mode & 0777;
 	free(n->target);
@@ -863,6 +881,20 @@ static size_t changes(const struct copy_ctx *c, struct copy_change **v)
 			.new_type = nw ? nw->type : 0, .new_mode = nw ? nw->mode : 0};
 	}
 	return n;
+}
+
+/* Whether the changes fit in what one review holds. */
+static int changes_fit(const struct copy_change *v, size_t n, struct err *e)
+{
+	size_t names = 0;
+	for (size_t i = 0; i < n; i++)
+		names += strlen(v[i].path) + 1;
+	if (n <= CHANGES_MAX && names <= CHANGE_NAMES_MAX)
+		return 0;
+	return err_set(e, ERR_WORKSPACE, "the workspace changed %zu paths (%zu KiB of names), more than one "
+		       "review holds (%d, or %zu KiB); nothing was done: review it in parts, naming PATHs, or "
+		       "leave out what it made (.sandboxignore, exclude)", n, names >> 10, CHANGES_MAX,
+		       CHANGE_NAMES_MAX >> 10);
 }
 
 void copy_changes_free(struct copy_change *v, size_t n)
@@ -1145,6 +1177,9 @@ int do_diff(struct app *a, struct diff_result *r, struct err *e)
 		/* What apply would say of each, its hash, then its text; the
 		 * workspace's bytes of each let go once shown. */
 		r->n = changes(&c, &r->v);
+		rc = changes_fit(r->v, r->n, e);
+	}
+	if (rc == 0) {
 		check_all(&c, r->v, r->n);
 		struct copy_review rv = {0};
 		review_of(r->v, r->n, &rv);
@@ -1166,7 +1201,11 @@ int do_diff(struct app *a, struct diff_result *r, struct err *e)
 	for (size_t i = 0; i < r->n; i++)
 		r->v[i].old = r->v[i].now = NULL;
 	ctx_free(&c);
-	return rc < 0 ? -1 : r->n ? 1 : 0;
+	if (rc < 0) {
+		diff_result_free(r);
+		return -1;
+	}
+	return r->n ? 1 : 0;
 }
 
 void diff_result_free(struct diff_result *r)
@@ -1299,12 +1338,46 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 	copy_entry_free(&st);
 }
 
+/* Whether dir ("" the top) holds, in the workspace, what makes git take
+ * it for a bare repository: HEAD, objects/ and refs/. */
+static bool bare_repo(const struct copy_ctx *c, const char *dir, size_t len)
+{
+	static const char *const parts[] = {"HEAD", "objects", "refs"};
+	bool yes = true;
+	for (size_t i = 0; yes && i < ARRAY_LEN(parts); i++) {
+		char *p = len ? xasprintf("%.*s/%s", (int)len, dir, parts[i]) : xstrdup(parts[i]);
+		const struct copy_entry *x = copy_tree_find(&c->now, p);
+		yes = x && (i == 0 ? x->type != 'd' : x->type == 'd');
+		free(p);
+	}
+	return yes;
+}
+
+/* Whether a directory above path is a bare repository: what is in it is
+ * git's metadata as much as .git's is. */
+static bool in_bare_repo(const struct copy_ctx *c, const char *path)
+{
+	if (bare_repo(c, "", 0))
+		return true;
+	for (const char *s = path; (s = strchr(s, '/')); s++)
+		if (bare_repo(c, path, (size_t)(s - path)))
+			return true;
+	return false;
+}
+
 /* Checks every change; then a directory that goes, with a refused path
  * in it, is refused too (what is refused stays in it). */
 static void check_all(const struct copy_ctx *c, struct copy_change *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		check_one(c, v, n, &v[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].refused && !v[i].noop && in_bare_repo(c, v[i].path)) {
+			v[i].refused = true;
+			v[i].why = "in a directory the workspace made a bare git repository (HEAD, objects/, "
+				   "refs/), whose config git would obey: apply never writes it, not even with "
+				   "--force";
+		}
 	for (size_t i = n; i-- > 0;) {
 		struct copy_change *ch = &v[i];
 		if (ch->refused || ch->noop || ch->old_type != 'd' || (ch->kind != 'D' && ch->kind != 'T'))
@@ -1552,6 +1625,9 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 		rc = fetch_now(&c, e);
 	if (rc == 0) {
 		r->n = changes(&c, &r->v);
+		rc = changes_fit(r->v, r->n, e);
+	}
+	if (rc == 0) {
 		check_all(&c, r->v, r->n);
 		for (size_t i = 0; i < r->n; i++) {
 			r->conflicts += r->v[i].conflict;

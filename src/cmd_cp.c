@@ -33,6 +33,9 @@
 #include "tools.h"
 
 #define CP_BUF (1024 * 1024)
+/* What a directory, a link or any entry but a file's data costs, as
+ * --max-size counts it: a block of the disk it lands on. */
+#define CP_ENTRY_COST 4096
 
 /* One side of the command line: the host's path, or the workspace's. */
 struct cp_spec {
@@ -277,9 +280,13 @@ static int cp_room(struct cp_out *c, unsigned long long n, bool look)
 static int tar_entry_cb(void *ctx, const char *name, char type, unsigned long long size)
 {
 	struct cp_out *c = ctx;
-	/* What a file's header says it brings, before any of it. */
-	if ((type == '0' || type == '\0' || type == '7') && cp_room(c, size, true) < 0)
+	/* What a file's header says it brings, before any of it; any other
+	 * entry costs the disk a block. */
+	bool file = type == '0' || type == '\0' || type == '7';
+	if (cp_room(c, file ? size : CP_ENTRY_COST, true) < 0)
 		return -1;
+	if (!file)
+		c->bytes += CP_ENTRY_COST;
 	if (c->stream)
 		return stream_entry(c, name, type);
 	return extract_entry(&c->x, name, type, c->tr->mode, c->tr->mtime, c->tr->link, &c->err);

@@ -614,8 +614,9 @@ static int manifest_name(struct copy_manifest *m, const char *s, size_t l, struc
 	if (t->n == COPY_ENTRIES_MAX)
 		return err_set(e, ERR_WORKSPACE, "the workspace holds more than %d paths", COPY_ENTRIES_MAX),
 		       manifest_failed(m);
-	size_t grow = t->n == t->cap ? (t->cap ? t->cap : 64) * sizeof(*t->v) : 0;
-	m->used += grow + path_cost(l - 2) - sizeof(*t->v);
+	/* Per entry, as copy_tree_cost counts the baseline: the same tree
+	 * listed back always fits. */
+	m->used += path_cost(l - 2);
 	if (m->used > m->budget)
 		return err_set(e, ERR_WORKSPACE, "the workspace lists over %zu MiB of paths more than the copy "
 			       "had; nothing was done: leave out what it made (.sandboxignore, or exclude)",

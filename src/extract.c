@@ -23,6 +23,10 @@ const char *extract_name(const char *name, struct sbuf *out)
 		return "an empty name";
 	if (name[0] == '/')
 		return "an absolute name";
+	/* Longer than any path: a tree that deep would cost the host time
+	 * and stack for each level. */
+	if (strlen(name) > EXTRACT_NAME_MAX)
+		return "a name longer than a path can be";
 	for (const char *p = name; *p;) {
 		size_t len = strcspn(p, "/");
 		if (len == 2 && p[0] == '.' && p[1] == '.')

@@ -22,6 +22,8 @@
  * them, a directory gets them at once (its mtime then moves as its
  * contents come). */
 #define EXTRACT_DIRS_MAX (4 * 1024 * 1024)
+/* Bytes of an entry's name, at most (PATH_MAX). */
+#define EXTRACT_NAME_MAX 4096
 /* Files remembered for hard links to them. */
 #define EXTRACT_INODES_MAX (1u << 18)
 
@@ -86,7 +88,8 @@ void extract_remove(int dirfd, const char *name);
 /* Pure: the path an entry name stands for, into out: "./" and "."
  * components and repeated or trailing '/' dropped, "" for the top
  * itself. NULL when the name is acceptable, else why not: an empty
- * name, an absolute one, or one with a ".." component. */
+ * name, an absolute one, one longer than EXTRACT_NAME_MAX, or one with
+ * a ".." component. */
 const char *extract_name(const char *name, struct sbuf *out);
 
 /* Pure: maps a clean path (extract_name's) through top and top_as into

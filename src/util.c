@@ -382,5 +382,8 @@ int disk_room(int fd, unsigned long long more, unsigned long long *avail,
 	unsigned long long unit = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
 	*avail = (unsigned long long)fs.f_bavail * unit;
 	*reserve = (unsigned long long)fs.f_blocks * unit / DISK_RESERVE_SHARE;
+	/* Its inodes keep the same share, where it counts them. */
+	if (fs.f_files && fs.f_favail < fs.f_files / DISK_RESERVE_SHARE)
+		return 1;
 	return *avail >= *reserve && *avail - *reserve >= more ? 0 : 1;
 }

@@ -86,7 +86,8 @@ int make_dirs(const char *dir);
 /* The share of a filesystem that what sandbox writes on the host (apply,
  * cp out) leaves free: a twentieth of its size. */
 #define DISK_RESERVE_SHARE 20
-/* Whether more bytes still fit on fd's filesystem above its reserve:
+/* Whether more bytes still fit on fd's filesystem above its reserve (and
+ * a twentieth of its inodes stays free too):
  * 0 when they do, 1 when not (*avail and *reserve then say why), -1
  * with errno when the filesystem cannot be asked. */
 int disk_room(int fd, unsigned long long more, unsigned long long *avail,

@@ -325,6 +325,25 @@ test_expect_success GIT 'apply writes none of them: nothing without --force; wit
 	sb destroy "$GIT" >/dev/null
 '
 
+test_expect_success GIT 'a bare repository the workspace makes (HEAD, objects/, refs/, config): refused, and git runs nothing' '
+	mkdir bare &&
+	echo hello >bare/a.txt &&
+	new_ws BARE --copy bare &&
+	sb -w "$BARE" exec -- sh -c "mkdir -p nest/objects nest/refs/heads && echo ref: refs/heads/main >nest/HEAD &&
+		printf \"[core]\\n\\tfsmonitor = touch $TRASH/bare-ran\\n\" >nest/config && echo fine >fine.txt" &&
+	expect_status 1 sb -w "$BARE" diff --json >j &&
+	json_refused j fine.txt nest/HEAD nest/config nest/objects nest/refs &&
+	state bare >before &&
+	expect_status 1 sb -w "$BARE" apply >out 2>err &&
+	same_state bare before &&
+	expect_status 1 sb -w "$BARE" apply --force >out 2>err &&
+	grep_file -x "A fine.txt" out &&
+	test ! -e bare/nest/config && test ! -e bare/nest/HEAD &&
+	(cd bare && mkdir -p nest && cd nest && git status >/dev/null 2>&1; true) &&
+	check "the bare repository${SQ}s fsmonitor did not run on the host" test ! -e bare-ran &&
+	sb destroy "$BARE" >/dev/null
+'
+
 # --- 2. apply checks the room before it writes ----------------------------
 
 test_expect_success TMPFS 'setup: DIR on a tmpfs of 50 MiB, copied into a workspace' '

@@ -57,6 +57,20 @@ int main(void)
 	name_is("a/../../b", NULL, "..");
 	name_is("..", NULL, "..");
 	name_is("a/..", NULL, "..");
+	{
+		/* A chain of one-letter directories as long as a path may be,
+		 * and one byte past it. */
+		char deep[EXTRACT_NAME_MAX + 2];
+		for (size_t i = 0; i < sizeof(deep) - 1; i++)
+			deep[i] = i % 2 ? '/' : 'd';
+		deep[EXTRACT_NAME_MAX] = '\0';
+		struct sbuf out = {0};
+		ok(!extract_name(deep, &out), "a name of %d bytes is taken", EXTRACT_NAME_MAX);
+		deep[EXTRACT_NAME_MAX] = 'd';
+		deep[EXTRACT_NAME_MAX + 1] = '\0';
+		ok(extract_name(deep, &out) != NULL, "one of %d bytes is refused", EXTRACT_NAME_MAX + 1);
+		sbuf_free(&out);
+	}
 	map_is("top/x/y", "top", "dest", "dest/x/y");
 	map_is("top", "top", "dest", "dest");
 	map_is("top", "top", NULL, "");
