@@ -551,10 +551,31 @@ static int move_one(int from, int to, const char *rel)
 
 /* One directory of the staging tree into its place: check (nothing
  * moves, a clash is named) or move. */
+/* Whether to's directory at path is on from's filesystem, where a rename
+ * into it can go (a mount point in DEST is not): -1 with errno if not. */
+static int same_fs(int from, int to, const char *path)
+{
+	struct stat a, b;
+	int fd = open_dirs_at(to, path, strlen(path), false, 0);
+	if (fd < 0)
+		return -1;
+	int rc = fstat(from, &a) == 0 && fstat(fd, &b) == 0 ? 0 : -1;
+	close(fd);
+	if (rc == 0 && a.st_dev != b.st_dev) {
+		errno = EXDEV;
+		rc = -1;
+	}
+	return rc;
+}
+
 static int merge(int from, int to, const char *path, bool check, struct sbuf *clash)
 {
 	struct strvec names = {0};
 	struct sbuf kinds = {0}, rel = {0};
+	if (check && same_fs(from, to, path) < 0) {
+		tool_show_path(clash, *path ? path : ".", false);
+		return -1;
+	}
 	int rc = list_dir(from, path, !check, &names, &kinds);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		path_join(&rel, path, names.v[i]);
@@ -585,7 +606,8 @@ int extract_move(int from, int to, struct err *e)
 	int rc = merge(from, to, "", true, &clash);
 	const char *what = errno == ENOTDIR ? "a file or a link is where a directory comes"
 			 : errno == EISDIR ? "a directory is where a file or a link comes"
-					   : strerror(errno);
+			 : errno == EXDEV ? "another filesystem is mounted there: copy into it alone"
+					  : strerror(errno);
 	if (rc < 0)
 		err_set(e, ERR_FAILED, "%s: %s; nothing was written", clash.len ? clash.buf : ".", what);
 	else if ((rc = merge(from, to, "", false, &clash)) < 0)

@@ -542,6 +542,15 @@ test_expect_success 'a directory that fails half-way (its second file over --max
 	test ! -e dest2/pair
 '
 
+test_expect_success TMPFS 'a mount point in DEST where a directory is merged: nothing moved, and said why' '
+	sb -w "$CP" exec -- sh -c "mkdir -p /tmp/mnt/sub && echo a >/tmp/mnt/a && echo b >/tmp/mnt/sub/b" &&
+	mkdir -p dest3/mnt/sub && mount_tmpfs dest3/mnt/sub 1m &&
+	state dest3 >before &&
+	expect_status 1 sb -w "$CP" cp :/tmp/mnt dest3/ >out 2>err &&
+	grep_file "another filesystem is mounted there" err &&
+	same_state dest3 before
+'
+
 # --- 5. apply is bound to what was reviewed -------------------------------
 
 test_expect_success 'setup: a copy workspace with a benign change' '
