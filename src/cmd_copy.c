@@ -277,6 +277,7 @@ struct copy_ctx {
 		bool fetched;
 		struct sbuf data;   /* diff: the bytes kept */
 		bool cut;           /* more than SHOW_MAX, or past SHOW_TOTAL_MAX */
+		bool full;          /* cut for the second: the diff's room was used */
 		bool want, staged;  /* apply: to stage; staged */
 		char stage[24];     /* apply: its staged file's name */
 	} *got;
@@ -551,6 +552,7 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct got *g)
 		f->c->kept += sg->data.len;
 	} else {
 		g->cut = true;
+		g->full = !sg->cut || sg->full;
 	}
 	return 0;
 }
@@ -660,6 +662,7 @@ static int fetch_data(void *ctx, const char *buf, size_t n)
 		f->c->kept += n;
 	} else if (!g->cut) {
 		g->cut = true;
+		g->full = g->data.len + n <= SHOW_MAX;
 		f->c->kept -= g->data.len;
 		sbuf_free(&g->data);
 	}
@@ -934,6 +937,7 @@ struct side {
 	const char *buf;
 	size_t len;
 	bool big;
+	bool full;  /* not kept: the diff's room for the workspace's files was used */
 };
 
 /* The hunks of old against new, or "Binary files ... differ"; room:
@@ -942,6 +946,12 @@ static void content_diff(struct copy_change *ch, const char *la, const char *lb,
 			 struct side n, size_t room)
 {
 	struct sbuf *t = &ch->text;
+	if (n.full) {
+		sbuf_addf(t, "Files %s and %s differ (not shown: the diff holds %zu MiB of the workspace's "
+			  "files already; diff PATH shows it)\n", la, lb, SHOW_TOTAL_MAX >> 20);
+		ch->binary = true;
+		return;
+	}
 	if (o.big || n.big) {
 		sbuf_addf(t, "Files %s and %s differ (too large to show)\n", la, lb);
 		ch->binary = true;
@@ -976,24 +986,24 @@ static struct side old_side(const struct copy_ctx *c, struct copy_change *ch, st
 {
 	const struct copy_entry *b = ch->old;
 	if (b->type == 'l')
-		return (struct side){b->target, strlen(b->target), false};
+		return (struct side){b->target, strlen(b->target), false, false};
 	struct copy_entry st;
 	bool cut = false;
 	int rc = dir_state(c->root, b->path, &st, keep, &cut);
 	bool file = rc == 0 && st.type == 'f';
 	copy_entry_free(&st);
 	if (!file)
-		return (struct side){"", 0, false};
-	return (struct side){keep->buf ? keep->buf : "", keep->len, cut};
+		return (struct side){"", 0, false, false};
+	return (struct side){keep->buf ? keep->buf : "", keep->len, cut, false};
 }
 
 static struct side new_side(const struct copy_ctx *c, const struct copy_change *ch)
 {
 	const struct copy_entry *n = ch->now;
 	if (n->type == 'l')
-		return (struct side){n->target, strlen(n->target), false};
+		return (struct side){n->target, strlen(n->target), false, false};
 	const struct got *g = &c->got[ch->now_index];
-	return (struct side){g->data.buf ? g->data.buf : "", g->data.len, g->cut};
+	return (struct side){g->data.buf ? g->data.buf : "", g->data.len, g->cut, g->full};
 }
 
 /* "a/PATH", in double quotes with C escapes when PATH holds a control
@@ -1022,7 +1032,7 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch, size_t ro
 		if (del && b->type != 'd') {
 			sbuf_addf(t, "diff --git %s %s\ndeleted file mode %06o\n", la, lb, git_mode(b->type, b->mode));
 			if (o.len || o.big)
-				content_diff(ch, la, "/dev/null", o, (struct side){"", 0, false}, room);
+				content_diff(ch, la, "/dev/null", o, (struct side){"", 0, false, false}, room);
 		} else {
 			sbuf_addf(t, "diff --git %s %s\n", la, lb);
 			if (git_mode(b->type, b->mode) != git_mode(n->type, n->mode))
@@ -1040,7 +1050,7 @@ static void diff_one(const struct copy_ctx *c, struct copy_change *ch, size_t ro
 		struct side s = new_side(c, ch);
 		sbuf_addf(t, "diff --git %s %s\nnew file mode %06o\n", la, lb, git_mode(n->type, n->mode));
 		if (s.len || s.big)
-			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false}, s, room);
+			content_diff(ch, "/dev/null", lb, (struct side){"", 0, false, false}, s, room);
 	}
 	sbuf_free(&keep);
 	sbuf_free(&sa);
