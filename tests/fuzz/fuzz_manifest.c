@@ -16,7 +16,8 @@
  *   64 lowercase hex digits (or empty), or a hash on what is no file;
  * - a path the patterns leave out;
  * - a tree that does not come back the same through the baseline's
- *   encoding. */
+ *   encoding;
+ * - the answer fed in pieces parsing otherwise than whole. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -68,11 +69,40 @@ static void check_round_trip(const struct copy_tree *t)
 	sbuf_free(&enc);
 }
 
+/* The same answer fed in pieces (their size from its first byte), as it
+ * comes from the workspace: it parses exactly when whole it does, to
+ * the same tree. */
+static void check_pieces(const char *buf, size_t size, const struct copy_tree *whole, bool ok)
+{
+	size_t step = size ? (unsigned char)buf[0] % 13 + 1 : 1;
+	struct copy_manifest m;
+	struct copy_tree t;
+	copy_manifest_init(&m, NULL, SIZE_MAX);
+	int rc = 0;
+	for (size_t at = 0; rc == 0 && at < size; at += step)
+		rc = copy_manifest_feed(&m, buf + at, size - at < step ? size - at : step, NULL);
+	if (rc == 0)
+		rc = copy_manifest_finish(&m, &t, NULL);
+	copy_manifest_free(&m);
+	CHECK((rc == 0) == ok);
+	if (rc != 0)
+		return;
+	CHECK(t.n == whole->n);
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(strcmp(t.v[i].path, whole->v[i].path) == 0);
+		CHECK(t.v[i].type == whole->v[i].type && t.v[i].mode == whole->v[i].mode);
+		CHECK(t.v[i].size == whole->v[i].size && strcmp(t.v[i].sha, whole->v[i].sha) == 0);
+	}
+	copy_tree_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
-	struct copy_tree t;
-	if (copy_manifest_parse(buf, size, NULL, &t, NULL) == 0) {
+	struct copy_tree t = {0};
+	bool parsed = copy_manifest_parse(buf, size, NULL, &t, NULL) == 0;
+	check_pieces(buf, size, &t, parsed);
+	if (parsed) {
 		check_tree(&t, NULL);
 		check_round_trip(&t);
 		copy_tree_free(&t);
