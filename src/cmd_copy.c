@@ -1116,14 +1116,6 @@ static void review_save(const struct copy_ctx *c, const struct copy_review *rv)
 	sbuf_free(&data);
 }
 
-static bool is_id(const char *s)
-{
-	size_t i = 0;
-	while (s[i] && strchr("0123456789abcdef", s[i]))
-		i++;
-	return i == 64 && !s[i];
-}
-
 /* Up to three paths where the review of ID and the changes now differ,
  * and how many in all. */
 static void review_differs(const struct copy_review *was, const struct copy_review *now,
@@ -1624,7 +1616,7 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 {
 	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
 	const char *expect = a->o.apply.expect;
-	if (expect && !is_id(expect))
+	if (expect && !sha256_hex_ok(expect))
 		return err_set(e, ERR_USAGE, "--expect '%s': expected a review's ID, the 64 hex digits diff "
 			       "prints", expect);
 	struct copy_ctx c;

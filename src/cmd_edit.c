@@ -259,8 +259,7 @@ int do_edit(struct app *a, struct edit_result *res, struct err *e)
 	const char *path = NULL;
 	if (tool_one_path(a, &path, e) < 0 || check_texts(a, e) < 0)
 		return -1;
-	if (a->o.edit.expect_sha && (strlen(a->o.edit.expect_sha) != 64 ||
-			      strspn(a->o.edit.expect_sha, "0123456789abcdef") != 64))
+	if (a->o.edit.expect_sha && !sha256_hex_ok(a->o.edit.expect_sha))
 		return err_set(e, ERR_USAGE, "%s: expected 64 lowercase hex digits", opt_say(a, O_EXPECT));
 	struct ws ws;
 	if (ws_select(a, &ws, e) < 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "glob.h"
+#include "sha256.h"
 #include "trust.h"
 
 /* ---- paths ---- */
@@ -296,17 +297,6 @@ static const char *field(const char *buf, size_t len, size_t *at)
 	return s;
 }
 
-static bool is_hex64(const char *s)
-{
-	size_t n = strlen(s);
-	if (n != 64)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
 static int decode_entry(const char *buf, size_t len, size_t *at, struct copy_entry *en)
 {
 	const char *f[6];
@@ -320,7 +310,7 @@ static int decode_entry(const char *buf, size_t len, size_t *at, struct copy_ent
 		return -1;
 	unsigned long long size = strtoull(f[2], &end, 10);
 	if (*end || !*f[2] || errno || !strchr("fdl", f[0][0]) || f[0][1] ||
-	    (*f[3] && !is_hex64(f[3])) || copy_path_bad(f[5], strlen(f[5])))
+	    (*f[3] && !sha256_hex_ok(f[3])) || copy_path_bad(f[5], strlen(f[5])))
 		return -1;
 	*en = (struct copy_entry){.path = xstrdup(f[5]), .type = f[0][0], .mode = (unsigned)mode,
 				  .size = size, .target = *f[0] == 'l' ? xstrdup(f[4]) : NULL};
@@ -456,12 +446,12 @@ int copy_review_decode(const char *buf, size_t len, struct copy_review *r)
 	*r = (struct copy_review){0};
 	size_t at = 0;
 	const char *magic = field(buf, len, &at), *id = field(buf, len, &at);
-	if (!magic || strcmp(magic, REVIEW_MAGIC) != 0 || !id || !is_hex64(id))
+	if (!magic || strcmp(magic, REVIEW_MAGIC) != 0 || !id || !sha256_hex_ok(id))
 		return -1;
 	memcpy(r->id, id, 65);
 	const char *h, *p;
 	while ((h = field(buf, len, &at))) {
-		if (!is_hex64(h) || !(p = field(buf, len, &at)) || copy_path_bad(p, strlen(p))) {
+		if (!sha256_hex_ok(h) || !(p = field(buf, len, &at)) || copy_path_bad(p, strlen(p))) {
 			copy_review_free(r);
 			return -1;
 		}
@@ -665,7 +655,7 @@ static void manifest_line(struct copy_manifest *m, char *line, size_t l)
 		if (l < 68 || line[64] != ' ' || line[65] != ' ' || line[66] != '.' || line[67] != '/')
 			return;
 		line[64] = '\0';
-		if (!is_hex64(line) || !(p = copy_tree_find(&m->t, line + 68)))
+		if (!sha256_hex_ok(line) || !(p = copy_tree_find(&m->t, line + 68)))
 			return;
 		unsigned char *f = &m->flags[p - m->t.v];
 		if ((*f & SEEN_SHA) && memcmp(p->sha, line, 64) != 0)

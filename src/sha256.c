@@ -148,3 +148,8 @@ void sha256_buf_hex(const void *data, size_t n, char out[65])
 	sha256_final(&s, digest);
 	sha256_hex(digest, out);
 }
+
+bool sha256_hex_ok(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}

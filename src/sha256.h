@@ -3,6 +3,7 @@
 #ifndef SANDBOX_SHA256_H
 #define SANDBOX_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,5 +22,7 @@ void sha256_final(struct sha256 *s, unsigned char out[32]);
 void sha256_hex(const unsigned char digest[32], char out[65]);
 /* The hex digest of one buffer. */
 void sha256_buf_hex(const void *data, size_t n, char out[65]);
+/* Whether s is a hash as sha256_hex writes it: 64 lowercase hex digits. */
+bool sha256_hex_ok(const char *s);
 
 #endif
