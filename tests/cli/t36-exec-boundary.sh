@@ -43,11 +43,12 @@ test_expect_success 'a sleep dropped into /usr/local/bin does not stall the kill
 	sb -w "$REF" exec -- sh -c "mkdir -p /usr/local/bin &&
 		printf \"#!/bin/sh\\nexec /bin/sleep 1000\\n\" >/usr/local/bin/sleep &&
 		chmod +x /usr/local/bin/sleep" &&
-	{ sb -w "$REF" exec --timeout 2 -- sh -c "trap \"\" TERM; echo started; while :; do :; done" >out 2>err & } &&
+	{ sb -w "$REF" exec --timeout 2 -- sh -c "trap \"\" TERM; echo started; while :; do /bin/sleep 1; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	cmp_text started out &&
 	grep_file "timed out after 2s; the command was killed in the workspace" err &&
-	! has_proc "$REF" "while :; do :; done" &&
+	! has_proc "$REF" "while :; do /bin/sleep 1; done" &&
+	! has_proc "$REF" "^/bin/sleep 1 $" &&
 	rm_usr_local
 '
 
@@ -59,10 +60,14 @@ test_expect_success 'the user command still gets its own PATH' '
 test_expect_success 'the call tag is in no command line: a forger left by an earlier call cannot end a later one' '
 	cat >forger.sh <<-\EOF &&
 	# Finds the tag of every wrapper in its command line, where the old
-	# wrapper had it (sh -c SCRIPT sh TAG ...), and forges its end.
+	# wrapper had it (sh -c SCRIPT sh TAG ...), and forges its end. Counts
+	# its rounds over /proc in /tmp/forger.rounds.
 	echo $$ >/tmp/forger.pid
 	a=$(printf "\001")
+	n=0
 	while :; do
+		echo $n >/tmp/forger.tmp && mv /tmp/forger.tmp /tmp/forger.rounds
+		n=$((n + 1))
 		for f in /proc/[0-9]*/cmdline; do
 			p=${f#/proc/}; p=${p%/cmdline}
 			t=$(tr "\000" "\001" <"$f" 2>/dev/null | grep -o "${a}sh${a}[0-9a-f]\{16\}${a}" | head -n 1 | tr -d "$a")
@@ -74,10 +79,22 @@ test_expect_success 'the call tag is in no command line: a forger left by an ear
 	done
 	EOF
 	sb -w "$REF" write /tmp/forger.sh <forger.sh &&
+	# The command runs until the forger went twice more over /proc (once
+	# whole while it ran), or says it did not (a minute).
+	cat >victim.sh <<-\EOF &&
+	r() { cat /tmp/forger.rounds 2>/dev/null; }
+	i=0 p=$(r)
+	while [ -z "$p" ] || [ "$(r)" -lt $((p + 2)) ]; do
+		[ $i -lt 600 ] || { echo "the forger did not go round"; exit 2; }
+		/bin/sleep 0.1; i=$((i + 1)); [ -n "$p" ] || p=$(r)
+	done
+	echo real; exit 1
+	EOF
+	sb -w "$REF" write /tmp/victim.sh <victim.sh &&
 	sb -w "$REF" exec -- sh -c "setsid sh /tmp/forger.sh </dev/null >/dev/null 2>&1 &" &&
-	expect_status 1 sb -w "$REF" exec -- sh -c "sleep 2; echo real; exit 1" >out &&
+	expect_status 1 sb -w "$REF" exec -- sh /tmp/victim.sh >out &&
 	cmp_text real out &&
-	expect_status 1 sb -w "$REF" exec -- sh -c "sleep 2; echo real; exit 1" >out &&
+	expect_status 1 sb -w "$REF" exec -- sh /tmp/victim.sh >out &&
 	cmp_text real out &&
 	sb -w "$REF" exec -- sh -c "kill \$(cat /tmp/forger.pid)"
 '
@@ -106,7 +123,7 @@ test_expect_success 'a kill the workspace does not answer: the workspace is stop
 	# kill script (and anything else) never answers.
 	hang_sh "$STUCK" &&
 	{ SANDBOX_CONFIG=$TRASH/kill.ini sb -w "$STUCK" exec --timeout 3 -- sh -c "$SWAP_SH &&
-		trap \"\" TERM && echo armed && while :; do :; done" >out 2>err & } &&
+		trap \"\" TERM && echo armed && while :; do sleep 1; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	cmp_text armed out &&
 	grep_file "timed out after 3s; the command did not stop when killed, so the workspace was stopped" err &&
@@ -117,7 +134,7 @@ test_expect_success 'the same in --json: "kill" says what happened' '
 	new_ws STUCK2 &&
 	hang_sh "$STUCK2" &&
 	{ SANDBOX_CONFIG=$TRASH/kill.ini sb -w "$STUCK2" --json exec --timeout 3 -- sh -c "$SWAP_SH &&
-		trap \"\" TERM && while :; do :; done" >out 2>err & } &&
+		trap \"\" TERM && while :; do sleep 1; done" >out 2>err & } &&
 	expect_status 124 wait_exit 60 $! &&
 	json_check out "d[\"timed_out\"] and d[\"kill\"] == \"workspace_stopped\"" &&
 	expect_status 124 sb -w "$REF" --json exec --timeout 1 -- sleep 30 >out &&
