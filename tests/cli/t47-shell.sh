@@ -105,10 +105,12 @@ test_expect_success 'shell: the terminal follows the window when it is resized' 
 '
 
 test_expect_success 'shell: a Ctrl-C stops what runs in the shell, not the shell nor sandbox' '
-	say "sleep 300" &&
-	sleep 0.5 &&
+	m=$((20000 + RANDOM)) &&
+	say "sleep $m" &&
+	wait_until 30 has_proc "$REF" "^sleep $m" &&
 	tm send-keys C-c &&
 	type_until 30 "echo \"alive=\$((40 + 2))=\"" "^alive=42=$" &&
+	check "sleep $m is gone" eval "! has_proc \"\$REF\" \"^sleep \$m\"" &&
 	test ! -f status
 '
 
@@ -215,8 +217,8 @@ test_expect_success 'exec -t: the command has a terminal, and its status is retu
 '
 
 test_expect_success 'exec -t -c: shell text, in --cwd, reading the keyboard' '
-	term "$SBT -w $REF exec -t --cwd sub -c ${SQ}read -r l; echo \"got=\$l=\$(pwd)=\"${SQ}" &&
-	sleep 1 &&
+	term "$SBT -w $REF exec -t --cwd sub -c ${SQ}echo ready; read -r l; echo \"got=\$l=\$(pwd)=\"${SQ}" &&
+	screen_has 60 "^ready$" &&
 	say "hello" &&
 	screen_has 60 "^got=hello=/workspace/sub=$" &&
 	ended 0
