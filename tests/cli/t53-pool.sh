@@ -152,7 +152,12 @@ test_expect_success 'a pool with an idle time: the clock waits in the pool and s
 	sb pool fill 1 --image "$IMAGE" --idle 3s >out 2>/dev/null &&
 	ISPEC=$(cat out) &&
 	test "$ISPEC" != "$SPEC" &&
-	sleep 6 &&
+	# A workspace of the same idle time, made after, ends by itself: that
+	# much time went by for the pool${SQ}s too, which waits on, ready.
+	new_ws CLOCK --idle 3s --env CLOCK=1 &&
+	check "not from the pool" test "$(id_of "$CLOCK")" != "$(pool_ids "$ISPEC")" &&
+	wait_until 90 eval "test \"\$(ctr_state \"\$CLOCK\")\" = exited" &&
+	cmp_text 4 <(eng container inspect --format "{{.State.ExitCode}}" "$CLOCK") &&
 	cmp_text 1 <(ready "$ISPEC") &&
 	id=$(pool_ids "$ISPEC") &&
 	new_ws IDLER --idle 3s &&
@@ -331,23 +336,39 @@ test_expect_success 'a note of many stale lines: a take tries a few, then lists 
 	sb destroy "$(cat ref)" >/dev/null
 '
 
-# An engine whose rm waits 5 s first: a run from a pool is over before
-# its removal is, and what comes next must not trip over that removal.
-slow_engine() {
-	mkdir -p slow &&
-	printf "#!/bin/sh\n[ \"\$1\" = rm ] && sleep 5\nexec %s \"\$@\"\n" "$(command -v "$ENGINE")" >"slow/$ENGINE" &&
-	chmod +x "slow/$ENGINE"
+# An engine whose rm waits for the file go (a minute at most): a run
+# from a pool is over before its removal is, and what comes next must not
+# trip over that removal.
+gated_engine() {
+	mkdir -p gated &&
+	printf "#!/bin/sh\nif [ \"\$1\" = rm ]; then i=0; while [ ! -e %s/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; fi\nexec %s \"\$@\"\n" "$PWD" "$(command -v "$ENGINE")" >"gated/$ENGINE" &&
+	chmod +x "gated/$ENGINE"
+}
+# at_removals PID: sandbox PID has the lock of the removals in the
+# background open: it waits there for them to end, or went past.
+at_removals() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q "/removing-$ENGINE\$"; }
+# waits_for_removal PID ERR: sandbox -v PID (its stderr in the file ERR)
+# got to the removals and waits there: no engine call yet while one is
+# held; then the removal may go on (the file go).
+waits_for_removal() {
+	wait_until 60 at_removals "$1" &&
+	check "$1 waits: no engine call yet" eval "! grep -q \"^+ \" $2" &&
+	check "$1 waits: still at the removals" at_removals "$1" &&
+	touch go
 }
 
 test_expect_success 'a run from a pool keeps its status and output; pool drain waits for its removal' '
 	sb pool fill 1 --image "$IMAGE" --env W=5 >out 2>/dev/null &&
 	RSPEC=$(cat out) &&
-	slow_engine &&
-	expect_status 3 env PATH="$PWD/slow:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=5 -c "echo out; echo err >&2; exit 3" >out &&
+	gated_engine && rm -f go &&
+	expect_status 3 env PATH="$PWD/gated:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=5 -c "echo out; echo err >&2; exit 3" >out &&
 	json_check out "d[\"stdout\"] == \"out\\n\" and d[\"stderr\"] == \"err\\n\" and d[\"exit_code\"] == 3" &&
 	name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"workspace\"])" out) &&
 	case $name in "sandbox-pool-$RSPEC-"*) ;; *) false ;; esac &&
-	sb pool drain --spec "$RSPEC" >drained &&
+	check "its removal is held: $name is there" ctr_exists "$name" &&
+	{ "$SANDBOX" --engine "$ENGINE" -v pool drain --spec "$RSPEC" >drained 2>drain.err & pid=$!; } &&
+	waits_for_removal "$pid" drain.err &&
+	wait_exit 60 "$pid" &&
 	no_grep_file -F "$name" drained &&
 	ctr_gone "$name"
 '
@@ -355,9 +376,13 @@ test_expect_success 'a run from a pool keeps its status and output; pool drain w
 test_expect_success 'prune waits for a removal on its way too' '
 	sb pool fill 1 --image "$IMAGE" --env W=6 >out 2>/dev/null &&
 	PSPEC=$(cat out) &&
-	env PATH="$PWD/slow:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=6 -- true >out &&
+	gated_engine && rm -f go &&
+	env PATH="$PWD/gated:$PATH" "$SANDBOX" --engine "$ENGINE" --json run --image "$IMAGE" --env W=6 -- true >out &&
 	name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"workspace\"])" out) &&
-	sb prune --older-than 3650d >pruned &&
+	check "its removal is held: $name is there" ctr_exists "$name" &&
+	{ "$SANDBOX" --engine "$ENGINE" -v prune --older-than 3650d >pruned 2>prune.err & pid=$!; } &&
+	waits_for_removal "$pid" prune.err &&
+	wait_exit 60 "$pid" &&
 	ctr_gone "$name" &&
 	no_grep_file -F "$name" pruned &&
 	sb pool drain --spec "$PSPEC" >/dev/null
@@ -377,13 +402,6 @@ test_expect_success 'a run whose removal in the background failed: the next drai
 	sb pool drain --spec "$FSPEC" >/dev/null 2>err &&
 	must_be_empty err
 '
-
-# An engine whose rm waits for the file go (a minute at most).
-gated_engine() {
-	mkdir -p gated &&
-	printf "#!/bin/sh\nif [ \"\$1\" = rm ]; then i=0; while [ ! -e %s/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; fi\nexec %s \"\$@\"\n" "$PWD" "$(command -v "$ENGINE")" >"gated/$ENGINE" &&
-	chmod +x "gated/$ENGINE"
-}
 
 test_expect_success 'a run from a pool: its caller waits for neither the removal nor its own descriptors' '
 	sb pool fill 1 --image "$IMAGE" --env W=9 >out 2>/dev/null &&
