@@ -53,6 +53,27 @@ KILL_CHAN='s=$(printf "\001"); for p in /proc/[0-9]*; do
 	case $(tr "\000" "\001" <$p/cmdline 2>/dev/null) in *"${s}sandbox-chan$s"*) kill -9 ${p#/proc/} ;; esac
 done; true'
 
+# Shell scripts for a workspace's /tmp, so that a command waits for what
+# it waits for, not for a number of seconds. "sh /tmp/gone FILE" waits
+# until the process whose pid FILE holds is gone, then says gone (alive
+# after some 40 s, nopid without a pid); "sh /tmp/waitfor FILE" waits
+# until FILE exists (at most some 30 s; its status says whether it does).
+# Their bounds are for a hang: each is under the 60 s tests/mcp-client
+# waits for an answer.
+GONE='p=$(cat "$1" 2>/dev/null); i=0
+[ -n "$p" ] || { echo nopid; exit 0; }
+while kill -0 "$p" 2>/dev/null && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$p" 2>/dev/null; then echo alive; else echo gone; fi'
+WAITFOR='i=0
+while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$1" ]'
+
+# put_helpers REF: /tmp/gone and /tmp/waitfor in workspace REF.
+put_helpers() {
+	printf "%s\n" "$GONE" >gone && sb -w "$1" write /tmp/gone <gone >/dev/null &&
+	printf "%s\n" "$WAITFOR" >waitfor && sb -w "$1" write /tmp/waitfor <waitfor >/dev/null
+}
+
 # replace_ws NAME: removes the workspace NAME and makes a new one so named.
 replace_ws() { eng_rm "$1" && sb create --image "$IMAGE" --name "$1" >/dev/null; }
 
@@ -178,6 +199,16 @@ test_expect_success '-w attaches: the same files; --rm then removes that workspa
 	ctr_gone "$REF"
 '
 
+# The tests of a tool, of the channel or of the loop need a workspace but
+# nothing of its own: they share this one (each with files and markers of
+# its own names), which the tests of reads through the channel then use
+# as LREF, and destroy. Exported: the steps' "until" and "run" name it.
+test_expect_success 'setup: one workspace for the tests that need none of their own' '
+	new_ws SHARED &&
+	export SHARED &&
+	put_helpers "$SHARED"
+'
+
 test_expect_success 'tool errors name the tool'"'"'s arguments, in the text and in structuredContent' '
 	cat >steps <<-\STEPS &&
 	init
@@ -198,7 +229,7 @@ test_expect_success 'tool errors name the tool'"'"'s arguments, in the text and 
 	call 8 exec {"command":"true","cwd":"nope"}
 	<
 	STEPS
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	says() {
 		answer out "$1" "d[\"result\"][\"isError\"] is True and d[\"result\"][\"content\"][0][\"text\"] == \"error: $2\" and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"$2\""
 	} &&
@@ -230,7 +261,7 @@ test_expect_success 'exec: the status, stdout and stderr apart, 125-127 as the c
 	call 8 exec {"command":"echo \"$A\"","reset":true}
 	<
 	STEPS
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 3 and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"out\\n\" and d[\"result\"][\"structuredContent\"][\"stderr\"] == \"err\\n\"" &&
 	text_of out 2 >got && printf "out\n[stderr]\nerr\n[exit code 3]" >expect && cmp_file expect got &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"exit_code\"] == 125" &&
@@ -247,11 +278,11 @@ test_expect_success 'a timeout kills the command and what it started, in the con
 	init
 	call 1 exec {"command":"sleep 300 & echo $! >/tmp/bg; sleep 300","timeout":1}
 	<
-	call 2 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg) && echo alive || echo gone"}
+	call 2 exec {"command":"sh /tmp/gone /tmp/bg"}
 	<
 	STEPS
 	start=$(now_s) &&
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	elapsed_below "$start" 30 &&
 	answer out 2 "d[\"result\"][\"isError\"] is True and d[\"result\"][\"structuredContent\"][\"timed_out\"] is True" &&
 	text_of out 2 >got && grep_file "^\[timed out after 1s; the command was killed in the workspace\]$" got &&
@@ -262,19 +293,19 @@ test_expect_success 'notifications/cancelled kills the running call in the conta
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"sleep 300 & echo $! >/tmp/bg2; sleep 300"}
-	sleep 2
+	until [ -n "$("$ENGINE" exec "$SHARED" cat /tmp/bg2)" ]
 	> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}
-	call 2 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg2) && echo alive || echo gone"}
+	call 2 exec {"command":"sh /tmp/gone /tmp/bg2"}
 	<
 	STEPS
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	answer out 2 "d[\"id\"] == 2 and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\"" &&
 	test "$(wc -l <out)" = 3
 '
 
 test_expect_success 'output to the model is capped: head and tail kept, the cut said' '
 	printf "init\ncall 1 exec {\"command\":\"i=0; while [ \$i -lt 3000 ]; do echo line-\$i; i=\$((i+1)); done\"}\n<\n" |
-		mcp out --image "$IMAGE" --rm --output-limit 1000 &&
+		mcp out -w "$SHARED" --output-limit 1000 &&
 	text_of out 2 >got &&
 	grep_file "^line-0$" got && grep_file "^line-2999$" got &&
 	grep_file "bytes cut" got &&
@@ -283,6 +314,7 @@ test_expect_success 'output to the model is capped: head and tail kept, the cut 
 '
 
 test_expect_success 'every number has a maximum, in the schema; a larger one is refused (a tool error)' '
+	before=$(our_workspaces | wc -l) &&
 	cat >steps <<-\STEPS &&
 	init
 	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
@@ -306,7 +338,8 @@ test_expect_success 'every number has a maximum, in the schema; a larger one is 
 	answer out 5 "d[\"id\"] == 3 and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument timeout must be at most 864000000 seconds\"" &&
 	answer out 6 "d[\"id\"] == 4 and d[\"result\"][\"structuredContent\"][\"error\"][\"message\"] == \"argument context must be at most 100\"" &&
 	answer out 7 "d[\"id\"] == 5 and d[\"result\"][\"content\"][0][\"text\"] == \"error: argument limit must be at most 10000\"" &&
-	test "$(our_workspaces | wc -l)" = 0
+	test "$(our_workspaces | wc -l)" = "$before" &&
+	no_grep_file "(created)" out.err
 '
 
 test_expect_success '--output-limit: from 1000 to 1000000' '
@@ -327,7 +360,7 @@ test_expect_success 'structuredContent is capped like the text: a cut string say
 	call 3 glob {"pattern":"many/*"}
 	<
 	STEPS
-	mcp out --image "$IMAGE" --rm --output-limit 1000 <steps &&
+	mcp out -w "$SHARED" --output-limit 1000 <steps &&
 	full=$(python3 -c "print(repr(\"\".join(\"%6d\\t%d\\n\" % (i, i) for i in range(1, 2001))))") &&
 	answer out 3 "(lambda c: c[\"content\"] == $full[:len(c[\"content\"])] and 900 < len(c[\"content\"]) <= 1000 and c[\"content_truncated\"] is True and c[\"content_bytes\"] == len($full))(d[\"result\"][\"structuredContent\"])" &&
 	answer out 3 "(lambda c: len(c[\"sha256\"]) == 64 and c[\"path\"] == \"n.txt\" and c[\"lines\"] == 2000 and c[\"truncated\"] is True)(d[\"result\"][\"structuredContent\"])" &&
@@ -350,8 +383,10 @@ test_expect_success 'what the workspace sends does not grow the server: 50 MiB o
 	call 5 read {"path":"l.txt","limit":100000}
 	<
 	peak
+	call 6 exec {"command":"rm c50.txt c20.txt l.txt"}
+	<
 	STEPS
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	answer out 2 "d[\"result\"][\"isError\"] is False" &&
 	for n in 3 4; do
 		size=$((n == 3 ? 52428800 : 20971520)) &&
@@ -389,9 +424,8 @@ test_expect_success 'hostile values stay data through the channel: names, patter
 '
 
 test_expect_success 'the channel is binary-safe: every byte value out of exec; a 6 MiB write, read back' '
-	new_ws BREF &&
 	python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)))" >all.bin &&
-	sb -w "$BREF" write /tmp/all.bin <all.bin >/dev/null &&
+	sb -w "$SHARED" write /tmp/all.bin <all.bin >/dev/null &&
 	python3 -c "import json; print(\"call 2 write \" + json.dumps({\"path\": \"big.txt\", \"content\": (\"0123456789abcdef\" * 64 + \"\\n\") * 6000}))" >bigcall &&
 	{
 		echo init
@@ -402,7 +436,7 @@ test_expect_success 'the channel is binary-safe: every byte value out of exec; a
 		echo "call 3 exec {\"command\":\"sha256sum big.txt | cut -c1-64\"}"
 		echo "<"
 	} >steps &&
-	mcp out -w "$BREF" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"stdout_bytes\"] == 256 + 4 and d[\"result\"][\"structuredContent\"][\"stdout\"].startswith(\"\".join(map(chr, range(128)))) and d[\"result\"][\"structuredContent\"][\"stdout\"].endswith(\"256\\n\")" &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"bytes\"] == 1025 * 6000" &&
 	want=$(python3 -c "import hashlib; print(hashlib.sha256(((\"0123456789abcdef\" * 64 + \"\\n\") * 6000).encode()).hexdigest())") &&
@@ -410,44 +444,48 @@ test_expect_success 'the channel is binary-safe: every byte value out of exec; a
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\\n\""
 '
 
+# The call runs until the test lets it end (/tmp/go18), after the answers
+# to the ping sent with it and to those sent once it runs (/tmp/run18).
 test_expect_success 'a ping or tools/list is answered at once, also when it came with a call, and while it runs' '
 	cat >steps <<-\STEPS &&
 	init
-	call 1 exec {"command":"sleep 3"}
+	call 1 exec {"command":"touch /tmp/run18; sh /tmp/waitfor /tmp/go18"}
 	> {"jsonrpc":"2.0","id":"p1","method":"ping"}
 	<
-	sleep 1
+	until "$ENGINE" exec "$SHARED" cat /tmp/run18
 	> {"jsonrpc":"2.0","id":"p2","method":"ping"}
 	<
 	> {"jsonrpc":"2.0","id":"l","method":"tools/list"}
 	<
+	run "$ENGINE" exec "$SHARED" touch /tmp/go18 && echo let go
 	<
 	STEPS
-	mcp out --image "$IMAGE" --rm <steps &&
+	mcp out -w "$SHARED" <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p1\", \"result\": {}}" &&
 	answer out 3 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p2\", \"result\": {}}" &&
 	answer out 4 "d[\"id\"] == \"l\" and len(d[\"result\"][\"tools\"]) == 10" &&
-	answer out 5 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0" &&
-	test "$(wc -l <out)" = 6
+	cmp_text "run: let go" <(sed -n 5p out) &&
+	answer out 6 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"exit_code\"] == 0" &&
+	test "$(wc -l <out)" = 7
 '
 
 test_expect_success 'a kill the workspace does not answer is waited for in the loop: pings are answered meanwhile' '
 	new_ws HREF &&
-	# The command ignores TERM, then /bin/sh is made to hang, so that the
+	# /bin/sh is made to hang, then the command ignores TERM, so that the
 	# kill exec never says it started: the host gives it engine_timeout
-	# (10 s here), then stops the workspace. A ping sent in those seconds
-	# is answered before the call.
+	# (10 s here), then stops the workspace. A ping sent once the kill
+	# exec is seen to start (-v) is answered before the call.
 	hang_sh "$HREF" &&
 	printf "[sandbox]\nengine_timeout = 10\n" >short.ini &&
 	cat >steps <<-STEPS &&
 	init
-	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done","timeout":2}
-	sleep 5
+	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do sleep 1; done","timeout":2}
+	until grep -q "sandbox-kill [0-9]" out.err
 	> {"jsonrpc":"2.0","id":"p","method":"ping"}
 	<
 	<
 	STEPS
-	SANDBOX_CONFIG=short.ini mcp out -w "$HREF" --rm <steps &&
+	SANDBOX_CONFIG=short.ini mcp out -v -w "$HREF" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
 	answer out 3 "d[\"id\"] == 1 and d[\"result\"][\"structuredContent\"][\"timed_out\"] and d[\"result\"][\"structuredContent\"][\"kill\"] == \"workspace_stopped\""
 '
@@ -455,22 +493,24 @@ test_expect_success 'a kill the workspace does not answer is waited for in the l
 test_expect_success 'a cancelled call whose kill the workspace does not answer: a ping is answered while the kill runs' '
 	new_ws CREF &&
 	hang_sh "$CREF" &&
-	# The status is looked at as soon as the ping is answered: still
-	# running, the workspace is being killed (the kill exec never says it
-	# started: after engine_timeout, 10 s here, it is stopped); and the
-	# cancelled call gets no answer.
+	# The call is cancelled once it made /bin/sh hang (/tmp/swapped), the
+	# ping sent once the kill exec is seen to start (-v), and the status
+	# looked at as soon as the ping is answered: still running, the
+	# workspace is being killed (the kill exec never says it started:
+	# after engine_timeout, 10 s here, it is stopped); and the cancelled
+	# call gets no answer.
 	printf "[sandbox]\nengine_timeout = 10\n" >short.ini &&
 	cat >steps <<-STEPS &&
 	init
-	call 1 exec {"command":"$SWAP_SH && trap \\"\\" TERM && while :; do :; done"}
-	sleep 3
+	call 1 exec {"command":"$SWAP_SH && touch /tmp/swapped && trap \\"\\" TERM && while :; do sleep 1; done"}
+	until $ENGINE exec $CREF cat /tmp/swapped
 	> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
-	sleep 1
+	until grep -q "sandbox-kill [0-9]" out.err
 	> {"jsonrpc":"2.0","id":"p","method":"ping"}
 	<
 	run $ENGINE container inspect --format "{{.State.Status}}" $CREF
 	STEPS
-	SANDBOX_CONFIG=short.ini mcp out -w "$CREF" --rm <steps &&
+	SANDBOX_CONFIG=short.ini mcp out -v -w "$CREF" --rm <steps &&
 	answer out 2 "d == {\"jsonrpc\": \"2.0\", \"id\": \"p\", \"result\": {}}" &&
 	sed -n 3p out >status &&
 	cmp_text "run: running" status &&
@@ -505,8 +545,7 @@ test_expect_success 'the workspace replaced under the same name: the server find
 '
 
 test_expect_success 'a dead channel is opened again: the next call works' '
-	new_ws KREF &&
-	printf "%q exec %q sh -c %q\n" "$ENGINE" "$KREF" "$KILL_CHAN" >killchan.sh &&
+	printf "%q exec %q sh -c %q\n" "$ENGINE" "$SHARED" "$KILL_CHAN" >killchan.sh &&
 	cat >s12 <<-\STEPS &&
 	init
 	call 1 exec {"command":"echo first"}
@@ -515,7 +554,7 @@ test_expect_success 'a dead channel is opened again: the next call works' '
 	call 2 exec {"command":"echo second"}
 	<
 	STEPS
-	mcp o12 -v -w "$KREF" --rm <s12 &&
+	mcp o12 -v -w "$SHARED" <s12 &&
 	test "$(grep -c "exec --interactive" o12.err)" = 2 &&
 	answer o12 2 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"first\\n\"" &&
 	cmp_text "run: killed" <(sed -n 3p o12) &&
@@ -524,21 +563,28 @@ test_expect_success 'a dead channel is opened again: the next call works' '
 
 # Docker keeps the streams open while the call holds them, and the call
 # ends as itself; Podman ends the session with its main process, and the
-# call is killed in the container. Either way it does not run twice.
+# call is killed in the container. Either way it does not run twice. After
+# the kill of the channel's server, the call waits for /tmp/go23: made at
+# once with Docker, where nothing else would end the call; with Podman
+# only after the answer, by when the call must have been killed (if it was
+# not, it writes "after"). Call 2 looks once call 1's shell is gone.
 test_expect_success 'the channel'"'"'s server killed during a call: the call ends as itself or is killed; never run twice; the next works' '
-	new_ws KREF2 &&
-	printf "%s\n" "$KILL_CHAN" >killchan && sb -w "$KREF2" write /tmp/killchan <killchan >/dev/null &&
+	printf "%s\n" "$KILL_CHAN" >killchan && sb -w "$SHARED" write /tmp/killchan <killchan >/dev/null &&
 	cat >steps <<-\STEPS &&
 	init
-	call 1 exec {"command":"sh /tmp/killchan; sleep 1; echo after >>/tmp/count; exit 7"}
+	call 1 exec {"command":"echo $$ >/tmp/c23; sh /tmp/killchan; sh /tmp/waitfor /tmp/go23; echo after >>/tmp/count; exit 7"}
+	run { test "$ENGINE" = podman || "$ENGINE" exec "$SHARED" touch /tmp/go23; } && echo ok
 	<
-	call 2 exec {"command":"sleep 2; cat /tmp/count 2>/dev/null; true"}
+	run "$ENGINE" exec "$SHARED" touch /tmp/go23 && echo ok
+	call 2 exec {"command":"sh /tmp/gone /tmp/c23; cat /tmp/count 2>/dev/null; true"}
 	<
 	STEPS
-	mcp out -w "$KREF2" --rm <steps &&
-	answer out 2 "d[\"result\"][\"structuredContent\"].get(\"exit_code\") == 7 or d[\"result\"][\"structuredContent\"][\"error\"][\"kind\"] == \"workspace\"" &&
-	if sed -n 2p out | grep -q "\"exit_code\":7"; then want="after\n"; else want=""; fi &&
-	answer out 3 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"$want\""
+	mcp out -w "$SHARED" <steps &&
+	cmp_text "run: ok" <(sed -n 2p out) &&
+	cmp_text "run: ok" <(sed -n 4p out) &&
+	answer out 3 "d[\"result\"][\"structuredContent\"].get(\"exit_code\") == 7 or d[\"result\"][\"structuredContent\"][\"error\"][\"kind\"] == \"workspace\"" &&
+	if sed -n 3p out | grep -q "\"exit_code\":7"; then want="after\n"; else want=""; fi &&
+	answer out 5 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n$want\""
 '
 
 # A read on the channel goes lone: the server and one cat, which leads no
@@ -561,7 +607,7 @@ exec /bin/busybox cat "$@"'
 test_skip_reason[EXECCAT]="this image's sh runs its own cat, whatever /bin/cat is"
 
 test_expect_success 'a read through the channel: a cat earlier in PATH is not run; bytes like markers are data; sizes as ever' '
-	new_ws LREF &&
+	LREF=$SHARED &&
 	printf "S 3\nabc\036%s:done:0\036\036%s:end:0\036\036%s:proc:2\036x\n" 0123456789abcdef 0123456789abcdef 0123456789abcdef >m.txt &&
 	sb -w "$LREF" write m.txt <m.txt >/dev/null &&
 	sb -w "$LREF" exec -c "mkdir -p /usr/local/bin && printf \"#!/bin/sh\\necho FORGED\\n\" >/usr/local/bin/cat && chmod +x /usr/local/bin/cat && /usr/local/bin/cat && case :\$PATH: in *:/usr/local/bin:*:/bin:*) echo first ;; esac" >forged &&
@@ -674,13 +720,14 @@ test_expect_success 'in the end: /bin/cat as it was' '
 test_expect_success 'an image without setsid: every call goes as an engine exec of its own, same answers' '
 	new_ws NREF &&
 	sb -w "$NREF" exec -c "for d in /bin /usr/bin /sbin /usr/sbin; do rm -f \$d/setsid; done; command -v setsid || true" >where &&
+	printf "%s\n" "$GONE" >gone && sb -w "$NREF" write /tmp/gone <gone >/dev/null &&
 	cat >steps <<-\STEPS &&
 	init
 	call 1 write {"path":"f.txt","content":"x\n"}
 	<
 	call 2 exec {"command":"cat f.txt; sleep 300 & echo $! >/tmp/bg3; sleep 300","timeout":2}
 	<
-	call 3 exec {"command":"sleep 1; kill -0 $(cat /tmp/bg3) && echo alive || echo gone"}
+	call 3 exec {"command":"sh /tmp/gone /tmp/bg3"}
 	<
 	STEPS
 	mcp out -v -w "$NREF" --rm <steps &&
@@ -691,13 +738,15 @@ test_expect_success 'an image without setsid: every call goes as an engine exec 
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
 '
 
+# The signal comes once call 2 runs (/tmp/run30, in the workspace that
+# the server named on stderr when it made it).
 test_expect_success 'SIGTERM: the running call is killed in the container, --rm removes the workspace, exit 143' '
 	cat >steps <<-\STEPS &&
 	init
 	call 1 exec {"command":"echo started"}
 	<
-	call 2 exec {"command":"sleep 300"}
-	sleep 2
+	call 2 exec {"command":"touch /tmp/run30; sleep 300"}
+	until "$ENGINE" exec "$(sed -n "s/^sandbox mcp: workspace \([^ ]*\) (created)$/\1/p" out.err)" cat /tmp/run30
 	signal TERM
 	STEPS
 	mcp out --image "$IMAGE" --rm <steps &&
