@@ -4,6 +4,7 @@
 # started), and 255 only when sandbox itself failed: no engine, a workspace
 # gone, refused, or stopped under the command.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 # A number for a marker process: `sleep $(marker)` is easy to find in /proc.

@@ -9,6 +9,7 @@
 # find, cat) is replaced by one that waits, which needs an image whose sh
 # runs /usr/bin's programs (BusyBox's runs its own applets).
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 # no_call_left ERE: nothing matching ERE runs in the workspace any more.

@@ -4,6 +4,7 @@
 # one left; other sessions and plain calls do not see them; --reset,
 # --cwd, -e, a timeout, names, and values that are not shell text.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 test_expect_success 'setup: a workspace' '
