@@ -106,7 +106,11 @@ first-run:
 setup:
 	scripts/setup-test-env
 
-check: setup all build/asan/sandbox unit fuzz-check
+# The machine first (setup installs what the build needs), then the
+# builds two at a time, then the tests.
+check: setup
+	$(MAKE) -j2 all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
+	$(MAKE) unit fuzz-check
 	tests/run-cli-tests
 
 install: build/sandbox
