@@ -3,6 +3,7 @@
 # runs, its environment, and how the workspace is chosen (-w,
 # SANDBOX_WORKSPACE, or a new one).
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 marker() { echo $((40000 + RANDOM)); }

@@ -5,6 +5,7 @@
 # restarts; its output is capped, head and tail; and job files that the
 # workspace forged are refused without harm.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 
 # A job that waits for /tmp/go-NAME before it says anything: what the

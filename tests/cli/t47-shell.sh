@@ -7,6 +7,7 @@
 # gives the command a terminal and its status. Without a terminal on stdin
 # both refuse (status 2) before anything starts.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 command -v tmux >/dev/null 2>&1 || skip_all "no tmux (scripts/setup-test-env installs it)"
 
