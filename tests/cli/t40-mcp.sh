@@ -13,14 +13,6 @@ need_peak_rss
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
-# python3, found once: this file starts it some 200 times (tests/mcp-client,
-# json_check, text_of), and where python3 is a version manager's shim
-# (pyenv's: a shell script that runs another) each start costs half a
-# second of CPU before Python's own 50 ms.
-PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-[ -x "$PYTHON3" ] || PYTHON3=$(command -v python3)
-python3() { "$PYTHON3" "$@"; }
-
 # mcp OUT ARGS...: runs "sandbox mcp ARGS" with the steps on stdin (see
 # tests/mcp-client); its answers in OUT, its stderr in OUT.err.
 mcp() {
