@@ -108,8 +108,10 @@ setup:
 
 # The machine first (setup installs what the build needs), then the
 # builds two at a time, then the tests.
+check-build: all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
+
 check: setup
-	$(MAKE) -j2 all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
+	$(MAKE) -j2 --no-print-directory check-build
 	$(MAKE) unit fuzz-check
 	tests/run-cli-tests
 
@@ -125,4 +127,4 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check first-run setup check install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check check-build install lint-man clean
