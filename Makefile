@@ -76,7 +76,7 @@ fuzz-check:
 	@mkdir -p build/fuzz
 	@if $(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o build/fuzz/probe \
 		tests/fuzz/probe.c >/dev/null 2>&1 && build/fuzz/probe -runs=1 >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory fuzz && \
+		$(MAKE) -j2 --no-print-directory fuzz && \
 		tests/fuzz/run-fuzzers $(FUZZ_TIME) $(FUZZ_BINS); \
 	else \
 		echo "# fuzz-check skipped: $(FUZZ_CC) cannot build a libFuzzer target" \
