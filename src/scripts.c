@@ -73,25 +73,32 @@ const char SCRIPT_ARMABLE[] =
  * (/proc/PID/cmdline), and with the tag it could forge this call's
  * markers. With INPUT 1 the rest of stdin is the command's; else it gets
  * /dev/null. t is unset first: an exported t would carry the tag into
- * the command's environment.
+ * the command's environment. A variable of the caller's (-e, [env], the
+ * image's) may bear a name the script uses: when one does, `export -p`
+ * keeps them all first (but PWD, which the cd sets, and bash's
+ * read-only ones), and eval puts them back in the command's subshell.
  * With MODE 1, CWD and every argument come encoded (a byte as \\0ooo, see
  * exec.c) and are decoded here: the engines carry arguments as JSON, which
  * cannot hold bytes that are not UTF-8. The "x" keeps a trailing newline
  * from being eaten by the command substitution. Our own work runs with
  * LC_ALL=C (bash in a UTF-8 locale mangles ${a%x} of a value that is
- * not UTF-8); the command gets the LC_ALL it came with, as with PATH. MODE 2 and 3 are for a
- * channel's calls, whose process group the channel reports; with 3 the
+ * not UTF-8); the command gets the LC_ALL it came with, as with PATH.
+ * MODE 2 and 3 are for a channel's calls; with 3 the
  * command is one of our constant scripts with its arguments, run by eval
  * in the subshell (under SAFE_PATH) rather than by a new sh. Else the
  * command gets the PATH it came with.
  * The command runs in a subshell, so that a special builtin (`exit 3`,
  * `cd`) acts there and the wrapper always reaches its done marker.
- * `docker exec` makes the wrapper a process-group leader; its children
- * stay in that group unless they call setsid: "pid" says which group.
+ * `docker exec` (or the channel's setsid) makes the wrapper a process
+ * group leader; its children stay in that group unless they call
+ * setsid: "pid" says which group.
  * "oom" says that the kernel killed a process of the container for lack
  * of memory while the command ran (the cgroup's oom_kill count, v2 or
  * v1, went up). */
 const char SCRIPT_EXEC[] =
+	"[ -z \"${t+1}${w+1}${d+1}${x+1}${i+1}${o+1}${u+1}${l+1}${v+1}${e+1}${m+1}${K+1}${n+1}${a+1}${f+1}${b+1}${s+1}${c+1}${E+1}\" ] ||\n"
+	"  E=$(unset -v PWD; [ -z \"${BASH_VERSION-}\" ] ||\n"
+	"    export -n UID EUID PPID BASHOPTS SHELLOPTS 2>/dev/null; export -p)\n"
 	"unset t\n"
 	"[ -e " KEEPALIVE_PID " ] && true 2>/dev/null <>" KEEPALIVE_USED "\n"
 	"IFS= read -r t || exit 125\n"
@@ -100,7 +107,7 @@ const char SCRIPT_EXEC[] =
 	"shift 4\n"
 	SAFE_PATH
 	"[ \"$i\" = 1 ] || exec </dev/null\n"
-	"[ \"$x\" -ge 2 ] || printf '\\036%s:pid:%d\\036' \"$t\" $$ >&2\n"
+	"printf '\\036%s:pid:%d\\036' \"$t\" $$ >&2\n"
 	"if [ \"$x\" = 1 ]; then\n"
 	"  d=$(printf '%bx' \"$d\"); d=${d%x}\n"
 	"  n=$#\n"
@@ -123,10 +130,10 @@ const char SCRIPT_EXEC[] =
 	"}\n"
 	"k; m=$K\n"
 	"printf '\\036%s:ready\\036' \"$t\" >&2\n"
-	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x i o u l v e m K; eval \"$c\")\n"
+	"if [ \"$x\" = 3 ]; then (c=$1; shift; unset t w d x i o u l v e m K n a f b s; eval \"$c\")\n"
 	"else (if [ -n \"$u\" ]; then PATH=$o; else unset PATH; fi\n"
 	"  if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi\n"
-	"  unset t w d x i o u l v e m K; \"$@\")\n"
+	"  unset t w d x i o u l v e m K n a f b s c; eval \"${E-}\"; \"$@\")\n"
 	"fi\n"
 	"s=$?\n"
 	"k; [ \"$K\" = \"$m\" ] || printf '\\036%s:oom\\036' \"$t\" >&2\n"
@@ -415,30 +422,36 @@ const char SCRIPT_TAR[] =
  * server itself, one dd per frame: a frame is read whole before it is
  * written, so when the call stops reading early the rest is still
  * consumed, and the next request starts where it should. The call runs
- * as a background job only to learn its pid ($!), which setsid made its
- * process group: the host kills by it. An asynchronous list reads
- * /dev/null, hence the requests' stdin kept as fd 3 for frames. The second
- * wait is for frames, still draining when the call stopped reading. The
+ * in the foreground, the last of a pipeline: as an asynchronous list it
+ * would ignore SIGINT and SIGQUIT for good. setsid makes it a process
+ * group, which the wrapper says (pid): the host kills by it. The
+ * requests' stdin is kept as fd 3 for frames, which may still be
+ * draining when the call stopped reading: the pipeline waits for both.
+ * Each call gets the environment the server came with (E), its own
+ * variables put back, and PATH and LC_ALL as they came. The
  * requests are decoded with LC_ALL=C (bash, in a UTF-8 locale, reads a
  * line ending in a cut multibyte sequence, or expands ${a#=} of one,
- * wrongly); each call gets the LC_ALL the server came with.
+ * wrongly).
  * A lone call (STDIN r; its values WORKDIR CWD PATH) is a read the server
  * runs itself, the wrapper's and SCRIPT_READ's work done by builtins in a
  * subshell that then becomes cat: a process started in a container costs
  * milliseconds, and the usual way starts five (the pipeline's two, setsid,
  * sh, stat). So it says no size ("S -": the host counts the bytes), it has
  * no process group (cat starts none; "proc" says the pid, which the host
- * kills alone) and no setsid, and the server says its done markers. A
+ * kills alone: it runs in the background, for $!) and no setsid, and the
+ * server says its done markers. A
  * cat of the workspace's making that starts processes leaves them
  * running, as a command's setsid would: the host still bounds the call.
  * t is unset first: one exported by the image would carry the tag into
  * the environment of every call, where the workspace could read it. */
 const char SCRIPT_SERVE[] =
+	"E=$(unset -v PWD; [ -z \"${BASH_VERSION-}\" ] ||\n"
+	"  export -n UID EUID PPID BASHOPTS SHELLOPTS 2>/dev/null; export -p)\n"
 	SAFE_PATH
 	"unset t\n"
-	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6 l=${LC_ALL-} v=${LC_ALL+1}\n"
+	"T=$1 S0=$2 S1=$3 S2=$4 S3=$5 S4=$6 z=\n"
 	"LC_ALL=C\n"
-	"run() { if [ -n \"$v\" ]; then LC_ALL=$l; else unset LC_ALL; fi; exec setsid \"$@\"; }\n"
+	"run() { unset -v PATH LC_ALL; eval \"$E\"; exec \"$z\" \"$@\"; }\n"
 	"lone() {\n"
 	"  [ -e " KEEPALIVE_PID " ] && true 2>/dev/null <>" KEEPALIVE_USED "\n"
 	"  e=\n"
@@ -453,7 +466,7 @@ const char SCRIPT_SERVE[] =
 	"  echo 'S -'\n"
 	"  exec cat -- \"$f\"\n"
 	"}\n"
-	"command -v setsid >/dev/null 2>&1 || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
+	"z=$(command -v setsid) || { printf '\\036%s:nosetsid\\036' \"$T\"; exit 0; }\n"
 	"printf '\\036%s:ok\\036' \"$T\"\n"
 	"exec 3<&0\n"
 	"frames() {\n"
@@ -477,13 +490,14 @@ const char SCRIPT_SERVE[] =
 	"    set -- \"$@\" \"$a\"; n=$((n - 1))\n"
 	"  done\n"
 	"  printf '\\036%s:begin\\036' \"$t\"; printf '\\036%s:begin\\036' \"$t\" >&2\n"
-	"  k=pid\n"
-	"  if [ \"$i\" = r ]; then k=proc; lone \"$@\" 3<&- &\n"
-	"  elif [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | run \"$@\" 3<&- &\n"
-	"  else echo \"$t\" | run \"$@\" 3<&- &\n"
+	"  k=\n"
+	"  if [ \"$i\" = r ]; then\n"
+	"    k=proc; lone \"$@\" 3<&- &\n"
+	"    printf '\\036%s:proc:%d\\036' \"$t\" \"$!\" >&2\n"
+	"    wait \"$!\"; s=$?\n"
+	"  elif [ \"$i\" = 1 ]; then { echo \"$t\"; frames <&3; } | run \"$@\" 3<&-; s=$?\n"
+	"  else echo \"$t\" | run \"$@\" 3<&-; s=$?\n"
 	"  fi\n"
-	"  printf '\\036%s:%s:%d\\036' \"$t\" \"$k\" \"$!\" >&2\n"
-	"  wait \"$!\"; s=$?; wait\n"
 	"  if [ \"$k\" = proc ]; then\n"
 	"    printf '\\036%s:done:%d\\036' \"$t\" \"$s\"; printf '\\036%s:done:%d\\036' \"$t\" \"$s\" >&2\n"
 	"  fi\n"

@@ -103,6 +103,67 @@ test_expect_success '--env K=V is for this command only' '
 	cmp_text unset out
 '
 
+# The names the exec wrapper (and the channel's server) use for their
+# own work: a caller's variable of one of them reaches the command all
+# the same, with a value that needs quoting.
+WNAMES="t w d x i o u l v e m K n a f b s c E T S0 z"
+wrap_env() { local n; for n in $WNAMES; do printf -- "-e\n%s=<%s>\n" "$n" "$n"; done; }
+wrap_expect() { local n; for n in $WNAMES; do printf "%s=<%s>\n" "$n" "$n"; done; }
+wrap_show='for _v in $WNAMES; do eval "printf \"%s=%s\\n\" \$_v \"\${$_v-unset}\""; done'
+
+test_expect_success '-e with the wrapper'"'"'s own names: each reaches the command' '
+	mapfile -t args < <(wrap_env) &&
+	sb -w "$REF" exec "${args[@]}" -e WNAMES="$WNAMES" -- sh -c "$wrap_show" >out &&
+	wrap_expect >expect &&
+	cmp_file expect out &&
+	arg=$(printf "a\377b") &&
+	sb -w "$REF" exec "${args[@]}" -e WNAMES="$WNAMES" -- sh -c "$wrap_show; printf \"%s\\n\" \"\$1\"" sh "$arg" >out &&
+	{ wrap_expect && printf "%s\n" "$arg"; } >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" exec -e "d=it'"'"'s \"\$(id)\"
+two" -- sh -c "printf \"%s\\n\" \"\$d\"" >out &&
+	printf "it'"'"'s \"\$(id)\"\ntwo\n" >expect &&
+	cmp_file expect out
+'
+
+test_expect_success 'the wrapper'"'"'s names that the caller did not set stay unset' '
+	sb -w "$REF" exec -e WNAMES="$WNAMES" -- sh -c "$wrap_show" >out &&
+	for n in $WNAMES; do echo "$n=unset"; done >expect &&
+	cmp_file expect out
+'
+
+test_expect_success '-e with the wrapper'"'"'s names: a background job and a session get them too' '
+	mapfile -t args < <(wrap_env) &&
+	j=$(sb -w "$REF" exec --background "${args[@]}" -e WNAMES="$WNAMES" -- sh -c "$wrap_show") &&
+	sb -w "$REF" wait "$j" >/dev/null &&
+	sb -w "$REF" logs "$j" >out &&
+	wrap_expect >expect &&
+	cmp_file expect out &&
+	sb -w "$REF" exec --session wn "${args[@]}" -e WNAMES="$WNAMES" -- sh -c "$wrap_show" >out &&
+	cmp_file expect out
+'
+
+# sig_default FILE: the SigIgn line of /proc/PID/status in FILE ignores
+# neither SIGINT nor SIGQUIT (bits 1 and 2).
+sig_default() {
+	local m
+	m=$(sed -n "s/^SigIgn:[[:space:]]*//p" "$1") && [ -n "$m" ] && (( (0x$m & 6) == 0 )) || {
+		echo "SigIgn: ${m-none} (SIGINT and SIGQUIT must not be ignored)" >&4
+		return 1
+	}
+}
+
+test_expect_success 'a command, a job and a session'"'"'s command do not ignore SIGINT or SIGQUIT' '
+	sb -w "$REF" exec -- cat /proc/self/status >out &&
+	sig_default out &&
+	j=$(sb -w "$REF" exec --background -- cat /proc/self/status) &&
+	sb -w "$REF" wait "$j" >/dev/null &&
+	sb -w "$REF" logs "$j" >out &&
+	sig_default out &&
+	sb -w "$REF" exec --session sq -- cat /proc/self/status >out &&
+	sig_default out
+'
+
 test_expect_success 'the caller'"'"'s environment does not reach the command' '
 	SECRET_TOKEN=hunter2 AWS_SECRET_ACCESS_KEY=y sb -w "$REF" exec -- env >out &&
 	no_grep_file -e SECRET_TOKEN -e hunter2 -e AWS_SECRET out

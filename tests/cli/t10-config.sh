@@ -7,6 +7,8 @@
 only_once
 need_engine
 
+CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
+
 test_expect_success 'setup: a project directory with a sandbox.ini' '
 	mkdir proj &&
 	cat >proj/sandbox.ini <<-EOF
@@ -19,6 +21,10 @@ test_expect_success 'setup: a project directory with a sandbox.ini' '
 	[env]
 	FOO = from ini
 	BAR = bar
+	t = T ini
+	n = N ini
+	d = D ini
+	E = E ini
 	EOF
 	chmod 644 proj/sandbox.ini &&
 	(cd proj && sb trust >/dev/null)
@@ -35,6 +41,29 @@ test_expect_success './sandbox.ini: create takes the image, workdir and pids lim
 test_expect_success '[env]: every command of the workspace sees the variables' '
 	(cd proj && sb -w "$R" exec -- sh -c "echo \"\$FOO|\$BAR\"") >out &&
 	cmp_text "from ini|bar" out
+'
+
+# Names the exec wrapper and the channel's server use for their own
+# work (t n d E): variables of the workspace all the same, for exec and
+# for an MCP exec (which runs on the channel). An MCP command also gets
+# the PATH an exec gets, and ignores neither SIGINT nor SIGQUIT.
+test_expect_success '[env] with the names our scripts use: exec and MCP exec see them' '
+	(cd proj && sb -w "$R" exec -- sh -c "echo \"\$t|\$n|\$d|\$E\"") >out &&
+	cmp_text "T ini|N ini|D ini|E ini" out &&
+	sb -w "$R" exec -- sh -c "echo \"\$PATH\"" >path &&
+	cat >steps <<-\STEPS &&
+	init
+	call 1 exec {"command":"echo \"$t|$n|$d|$E|$PATH\"; grep SigIgn /proc/self/status"}
+	<
+	close
+	STEPS
+	python3 "$CLIENT" "$SANDBOX" --engine "$ENGINE" -w "$R" mcp <steps >mout 2>mout.err &&
+	sed -n 2p mout >answer &&
+	json_check answer "d[\"result\"][\"structuredContent\"][\"stdout\"].split(\"\\n\")[0] == \"T ini|N ini|D ini|E ini|$(cat path)\"" &&
+	python3 -c "import json, sys; print(json.load(open(\"answer\"))[\"result\"][\"structuredContent\"][\"stdout\"], end=\"\")" >status &&
+	grep SigIgn status >sigign &&
+	m=$(sed -n "s/^SigIgn:[[:space:]]*//p" sigign) &&
+	test $(( 0x$m & 6 )) = 0
 '
 
 test_expect_success 'the command line wins over the file' '
