@@ -17,6 +17,7 @@
 #include "scripts.h"
 #include "spawn.h"
 #include "tools.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #define JOBS_MAX 10000        /* jobs listed at most: the newest */

@@ -12,6 +12,7 @@
 #include "results.h"
 #include "scripts.h"
 #include "spawn.h"
+#include "utf8.h"
 #include "workspace.h"
 
 /* The workspace acted on, into r. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trust.h"
+#include "utf8.h"
 
 void cfg_init(struct cfg *c)
 {

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "engine.h"
 #include "grep.h"
+#include "utf8.h"
 #include "util.h"
 
 static const struct command commands[] = {

@@ -1251,11 +1251,20 @@ void doctor_result_free(struct doctor_result *r)
 
 /* ---- snapshot, fork, snapshots ---- */
 
-/* s with control characters as '?': a path of the host's, a label. */
+/* s with each control character as '?' (utf8_control): a path of the
+ * host's, a label. */
 static void put_visible(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0, n = strlen(s), c; i < n; i += c) {
+		if ((c = utf8_control(p + i, n - i))) {
+			fputc('?', f);
+		} else {
+			c = utf8_len(p + i, n - i);
+			c = c ? c : 1;
+			fwrite(p + i, 1, c, f);
+		}
+	}
 }
 
 void snapshot_text(FILE *f, FILE *err, const struct snapshot_result *r)

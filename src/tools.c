@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "utf8.h"
 
 #define TOOL_ERR_MAX 2048
 #define TOOL_HEAD_MAX 4096
@@ -154,18 +155,26 @@ void tool_show_path(struct sbuf *out, const char *path, bool colon_special)
 		return;
 	}
 	sbuf_addc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		switch (*p) {
-		case '"': sbuf_adds(out, "\\\""); break;
-		case '\\': sbuf_adds(out, "\\\\"); break;
-		case '\n': sbuf_adds(out, "\\n"); break;
-		case '\t': sbuf_adds(out, "\\t"); break;
-		case '\r': sbuf_adds(out, "\\r"); break;
+	const unsigned char *p = (const unsigned char *)path;
+	size_t n = strlen(path);
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_control(p + i, n - i);
+		switch (p[i]) {
+		case '"': sbuf_adds(out, "\\\""); i++; break;
+		case '\\': sbuf_adds(out, "\\\\"); i++; break;
+		case '\n': sbuf_adds(out, "\\n"); i++; break;
+		case '\t': sbuf_adds(out, "\\t"); i++; break;
+		case '\r': sbuf_adds(out, "\\r"); i++; break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
-				sbuf_addf(out, "\\%03o", *p);
-			else
-				sbuf_addc(out, (char)*p);
+			if (len) {
+				for (; len; len--)
+					sbuf_addf(out, "\\%03o", p[i++]);
+				break;
+			}
+			len = utf8_len(p + i, n - i);
+			len = len ? len : 1;
+			sbuf_add(out, p + i, len);
+			i += len;
 		}
 	}
 	sbuf_addc(out, '"');

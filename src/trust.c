@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sha256.h"
+#include "utf8.h"
 
 #define TRUST_STORE "trusted"
 #define TRUST_LOCK "trusted.lock"

@@ -44,6 +44,28 @@ bool utf8_valid(const char *s)
 	return true;
 }
 
+size_t utf8_control(const unsigned char *p, size_t n)
+{
+	if (p[0] < 0x20 || p[0] == 0x7f)
+		return 1;
+	size_t len = utf8_len(p, n);
+	if (len == 0)
+		return p[0] >= 0x80 && p[0] <= 0x9f;
+	return len == 2 && p[0] == 0xc2 && p[1] <= 0x9f ? 2 : 0;
+}
+
+bool has_control(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len ? len : 1) {
+		if (utf8_control(p + i, n - i))
+			return true;
+		len = utf8_len(p + i, n - i);
+	}
+	return false;
+}
+
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, uint32_t bad)
 {
 	size_t len = utf8_len(s, n);

@@ -23,6 +23,14 @@ static inline bool utf8_cont(char c)
 	return ((unsigned char)c & 0xc0) == 0x80;
 }
 
+/* The bytes of the control character at p (n > 0 bytes left), or 0 when
+ * none starts there: C0 and DEL (1), C1 in UTF-8 (U+0080-U+009F, 2), or
+ * a byte 0x80-0x9F in no well-formed sequence (1), which a terminal in
+ * an 8-bit mode takes for C1 (0x9B: CSI). */
+size_t utf8_control(const unsigned char *p, size_t n);
+/* Whether s (NUL-ended) holds a control character (utf8_control). */
+bool has_control(const char *s);
+
 /* Decodes the sequence at s (n > 0 bytes left) into *cp and returns its
  * length; a byte that starts no well-formed sequence is 1 byte, and *cp
  * is then bad + the byte (bad: a value past U+10FFFF the caller picks). */

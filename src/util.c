@@ -286,14 +286,6 @@ int random_hex(char *buf, size_t n)
 	return 0;
 }
 
-bool has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
 bool write_some(int fd, const char *buf, size_t len, size_t *off)
 {
 	while (*off < len) {

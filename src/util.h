@@ -60,9 +60,6 @@ bool parse_duration(const char *s, long *out);
 /* Fill buf with n random lowercase hex digits and a NUL; -1 on failure. */
 int random_hex(char *buf, size_t n);
 
-/* True if s contains a byte that is a control character (< 0x20 or 0x7f). */
-bool has_control(const char *s);
-
 /* Opens the directory at the first len bytes of path ("a/b"; empty:
  * root itself) under root, component by component, never following a
  * link; when make, creates missing ones with mode. An owned fd, or -1

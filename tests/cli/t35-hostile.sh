@@ -1,7 +1,8 @@
 #!/bin/bash
 # Hostile values through every file tool: names with spaces, quotes,
 # $(...), backticks, ;, glob characters, newlines and other control
-# bytes, a leading -, UTF-8 and bytes that are not UTF-8 pass literally;
+# bytes (C1 too: U+009B, or a stray 0x9B, is CSI to many terminals), a
+# leading -, UTF-8 and bytes that are not UTF-8 pass literally;
 # no value ever becomes shell source (the /tmp/pwned* files never
 # appear); a path over Linux's 4095 bytes gives a clear error, a long
 # valid one (4000 bytes) works; a NUL in a value is refused. The same
@@ -39,6 +40,9 @@ NAMES=(
 	'esc\tab'
 	'two\\back'
 	'oct\101'
+	$'csi\xc2\x9b31m'
+	$'raw\x9b31m'
+	$'\xc4\x9bcaron'
 )
 SHOWN=(
 	"sp ace"
@@ -64,6 +68,9 @@ SHOWN=(
 	'esc\tab'
 	'two\\back'
 	'oct\101'
+	'"csi\302\23331m"'
+	'"raw\23331m"'
+	$'\xc4\x9bcaron'
 )
 SHOWNC=("${SHOWN[@]}")
 SHOWNC[17]='"a:b"'

@@ -71,10 +71,33 @@ static void test_chars(void)
 	   "a lead byte takes the continuation bytes it calls for, no more");
 }
 
+static void test_control(void)
+{
+	ok(!has_control(""), "has_control: empty");
+	ok(!has_control("plain text ~"), "has_control: printable ASCII");
+	ok(!has_control("\xc3\xa9\xe2\x82\xac"), "has_control: UTF-8 is not control");
+	ok(has_control("a\tb"), "has_control: tab");
+	ok(has_control("a\n"), "has_control: newline");
+	ok(has_control("\x1b[0m"), "has_control: ESC");
+	ok(has_control("\x7f"), "has_control: DEL");
+	ok(has_control("a\xc2\x9b" "31m") && has_control("\xc2\x80") && has_control("\xc2\x9f"),
+	   "has_control: C1 in UTF-8 (U+0080-U+009F; U+009B is CSI)");
+	ok(!has_control("\xc2\xa0\xc4\x81\xc4\x9b\xe2\x80\x9c"),
+	   "has_control: 0x80-0x9F continuing a sequence is not C1 (NBSP, a with macron, e with caron, a quote)");
+	ok(has_control("a\x9b" "31m") && has_control("\xe2\x82\x9b\x9b"),
+	   "has_control: a stray 0x80-0x9F byte, an 8-bit terminal's C1");
+	ok(!has_control("\xa0\xff\xe9"), "has_control: other stray bytes are not control");
+	const unsigned char c1[] = {0xc2, 0x9b, 'x'}, stray[] = {0x9b}, cont[] = {0xc4, 0x9b};
+	ok(utf8_control(c1, 3) == 2 && utf8_control(stray, 1) == 1 && utf8_control(cont, 2) == 0 &&
+		   utf8_control(c1, 1) == 0 && utf8_control((const unsigned char *)"\t", 1) == 1,
+	   "utf8_control: the length of the control character, C1 two bytes");
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_malformed();
 	test_chars();
+	test_control();
 	return done_testing();
 }

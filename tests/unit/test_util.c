@@ -167,14 +167,6 @@ static void test_parse_duration(void)
 
 static void test_misc(void)
 {
-	ok(!has_control(""), "has_control: empty");
-	ok(!has_control("plain text ~"), "has_control: printable ASCII");
-	ok(!has_control("\xc3\xa9\xe2\x82\xac"), "has_control: UTF-8 is not control");
-	ok(has_control("a\tb"), "has_control: tab");
-	ok(has_control("a\n"), "has_control: newline");
-	ok(has_control("\x1b[0m"), "has_control: ESC");
-	ok(has_control("\x7f"), "has_control: DEL");
-
 	char hex[13], hex2[13];
 	ok(random_hex(hex, 12) == 0 && strlen(hex) == 12 && strspn(hex, "0123456789abcdef") == 12,
 	   "random_hex: 12 lowercase hex digits and a NUL");
