@@ -847,9 +847,16 @@ static int copy_in(struct app *a, struct ws *ws, struct cp_spec *src, const char
 		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");
 	}
 	int data[2], st[2];
-	if (pipe(data) < 0 || pipe(st) < 0) {
+	if (pipe(data) < 0) {
 		free(arg);
 		return err_set(e, ERR_FAILED, "cannot make a pipe: %s", strerror(errno));
+	}
+	if (pipe(st) < 0) {
+		int saved = errno;
+		close(data[0]);
+		close(data[1]);
+		free(arg);
+		return err_set(e, ERR_FAILED, "cannot make a pipe: %s", strerror(saved));
 	}
 	fflush(NULL);
 	pid_t pid = fork();

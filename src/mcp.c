@@ -1,4 +1,4 @@
-/* mcp.c: `sandbox mcp`, the six tools as a Model Context Protocol server:
+/* mcp.c: `sandbox mcp`, the ten tools as a Model Context Protocol server:
  * newline-delimited JSON-RPC 2.0 on stdin and stdout, logs on stderr.
  * A tools/call runs the same command function as the CLI, in JSON mode,
  * into a buffer: structuredContent is exactly the CLI's --json object, and
