@@ -81,6 +81,18 @@ BASE_IMAGE=$IMAGE
 IMAGE=$PFX/${BASE_IMAGE##*/}
 image_tagged_=
 
+# names_locked_ CMD...: CMD, while no other test file changes an image's
+# names. Podman before 4.8 tags and untags by reading an image's names
+# and writing them back whole: two files tagging the one base image at
+# once could lose a tag (podman issue 17515), and with it every create.
+names_locked_() {
+	if [ "$ENGINE" = podman ]; then
+		( flock -w 300 9 && "$@" ) 9>>"${TMPDIR:-/tmp}/sandbox-test-image-names.lock"
+	else
+		"$@"
+	fi
+}
+
 test_count=0
 test_failed=0
 test_done_called=
@@ -615,11 +627,11 @@ cleanup_() {
 	ids=$(our_snapshots_ | sort -u)
 	if [ -n "$ids" ]; then
 		# shellcheck disable=SC2086
-		eng image rm $ids >/dev/null 2>&1
+		names_locked_ eng image rm $ids >/dev/null 2>&1
 	fi
 	if [ -n "$image_tagged_" ]; then
 		if [ "$ENGINE" = podman ]; then
-			podman untag "$IMAGE" "$IMAGE" >/dev/null 2>&1
+			names_locked_ podman untag "$IMAGE" "$IMAGE" >/dev/null 2>&1
 		else
 			docker image rm "$IMAGE" >/dev/null 2>&1
 		fi
@@ -682,7 +694,7 @@ need_engine() {
 		say_ "Bail out! $ENGINE has no image $BASE_IMAGE: run scripts/setup-test-env"
 		exit 1
 	fi
-	"$ENGINE" tag "$BASE_IMAGE" "$IMAGE" >/dev/null || {
+	names_locked_ "$ENGINE" tag "$BASE_IMAGE" "$IMAGE" >/dev/null || {
 		say_ "Bail out! cannot tag $BASE_IMAGE as $IMAGE"
 		exit 1
 	}

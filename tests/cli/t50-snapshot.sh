@@ -128,7 +128,7 @@ test_expect_success 'snapshots: a header, then ours with the workspace it came f
 
 test_expect_success 'snapshots: an image of our repository without the label is not one' '
 	FI=$(new_name foreign-image) &&
-	eng tag "$IMAGE" "sandbox-snapshot:$FI" &&
+	names_locked_ eng tag "$IMAGE" "sandbox-snapshot:$FI" &&
 	sb snapshots >out &&
 	no_grep_file "^$FI " out
 '
@@ -184,7 +184,7 @@ test_expect_success 'destroy --snapshot of an image without the label: refused, 
 	must_be_empty out &&
 	cmp_text "sandbox: destroy: image sandbox-snapshot:$FI has no label sandbox.snapshot=true; refusing to remove it" err &&
 	check "still there" snap_exists "$FI" &&
-	eng image rm "sandbox-snapshot:$FI" >/dev/null
+	names_locked_ eng image rm "sandbox-snapshot:$FI" >/dev/null
 '
 
 test_expect_success 'the config key from; --image on the command line replaces it' '
