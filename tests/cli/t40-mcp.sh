@@ -13,6 +13,11 @@ need_peak_rss
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
+# In -v's lines: an engine exec that starts the channel's server, or the
+# exec wrapper, known by the first line of its script.
+OPEN_SERVER='exec --interactive -- [^ ]* /bin/sh -c .E=[$][(]unset -v PWD;'
+OPEN_WRAPPER='exec --interactive -- [^ ]* /bin/sh -c .[[] -z .[$][{]t+1[}]'
+
 # mcp OUT ARGS...: runs "sandbox mcp ARGS" with the steps on stdin (see
 # tests/mcp-client); its answers in OUT, its stderr in OUT.err.
 mcp() {
@@ -533,7 +538,7 @@ test_expect_success 'the workspace replaced under the same name: the server find
 	cmp_text "run: replaced" <(sed -n 3p out) &&
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"new\\n\"" &&
 	answer out 7 "d[\"result\"][\"isError\"] is False" &&
-	test "$(grep -c "exec --interactive -- [^ ]* /bin/sh -c .PATH=" out.err)" -le 3
+	test "$(grep -c "$OPEN_SERVER" out.err)" -le 3
 '
 
 test_expect_success 'a dead channel is opened again: the next call works' '
@@ -723,8 +728,8 @@ test_expect_success 'an image without setsid: every call goes as an engine exec 
 	<
 	STEPS
 	mcp out -v -w "$NREF" --rm <steps &&
-	opens=$(grep -c "exec --interactive -- [^ ]* /bin/sh -c .PATH=" out.err) &&
-	if test -s where; then test "$opens" = 1; else test "$opens" = 1 && grep_file "^+ .* exec --interactive -- [^ ]* /bin/sh -c .unset t$" out.err; fi &&
+	opens=$(grep -c "$OPEN_SERVER" out.err) &&
+	if test -s where; then test "$opens" = 1; else test "$opens" = 1 && grep_file "^+ .* $OPEN_WRAPPER" out.err; fi &&
 	answer out 2 "d[\"result\"][\"structuredContent\"][\"created\"] is True" &&
 	answer out 3 "d[\"result\"][\"structuredContent\"][\"timed_out\"] is True and d[\"result\"][\"structuredContent\"][\"stdout\"] == \"x\\n\"" &&
 	answer out 4 "d[\"result\"][\"structuredContent\"][\"stdout\"] == \"gone\\n\""
