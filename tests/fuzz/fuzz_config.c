@@ -36,6 +36,7 @@
 #include "config.h"
 #include "err.h"
 #include "trust.h"
+#include "utf8.h"
 #include "util.h"
 
 
