@@ -97,7 +97,7 @@ test_expect_success 'shell: a terminal of the window'"'"'s size, in the workdir;
 		screen_has 5 "^at=/workspace=/dev/pts/[0-9]+==$"
 	fi &&
 	say "echo \"size=\$(stty size)=\"" &&
-	screen_has 30 "^size=30 100=$"
+	screen_has 60 "^size=30 100=$"
 '
 
 test_expect_success 'shell: the terminal follows the window when it is resized' '
@@ -183,11 +183,11 @@ test_expect_success 'shell: SIGTERM to sandbox: 143, and what the terminal start
 	term "$SBT -w $REF shell" &&
 	prompt &&
 	say "sleep 1234 & echo \"bg=\$((6 * 7))=\"" &&
-	screen_has 30 "^bg=42=$" &&
+	screen_has 60 "^bg=42=$" &&
 	wait_until 30 has_proc "$REF" "^sleep 1234" &&
 	kill -TERM "$(sandbox_pid)" &&
 	ended 143 &&
-	screen_has 10 "sandbox: shell: interrupted; what the terminal ran in the workspace was stopped" &&
+	screen_has 60 "sandbox: shell: interrupted; what the terminal ran in the workspace was stopped" &&
 	! has_proc "$REF" "^sleep 1234" &&
 	sb -w "$REF" exec -c "grep -l SANDBOX_TTY= /proc/[0-9]*/environ || :" >out &&
 	must_be_empty out
