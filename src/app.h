@@ -12,6 +12,7 @@
 #include "util.h"
 
 struct ws;
+struct ws_origin;
 
 /* Each command's own options, filled by the rows of opts.c (each row
  * names its field); a command reads only its own. */
@@ -140,7 +141,18 @@ struct app {
 	bool config_from_env;  /* config came from SANDBOX_CONFIG */
 	struct err engine_err; /* a lenient command's (doctor): why the engine
 				* was not found (a->engine NULL then) */
+	const struct ws_origin *origin; /* where a new workspace comes from
+					 * (workspace.h): app_origin */
 };
+
+/* Where a new workspace comes from, as the commands decide it: a pool's
+ * ready one of the spec (pool_take), else a new container, of a
+ * snapshot's image when create --from names one (snap_use). */
+extern const struct ws_origin app_origin;
+/* create --from (cmd_snap.c): a->cfg.from, when set, must name a
+ * snapshot, an image of ours (its label); its workdir becomes the new
+ * workspace's unless one was given. */
+int snap_use(struct app *a, struct err *e);
 
 /* The largest --offset, --limit, -A, -B and -C, and the MCP arguments
  * that stand for them: counts of lines or results, which size nothing. */

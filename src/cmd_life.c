@@ -9,11 +9,14 @@
 
 #include "app.h"
 #include "engine.h"
+#include "pool.h"
 #include "results.h"
 #include "scripts.h"
 #include "spawn.h"
 #include "utf8.h"
 #include "workspace.h"
+
+const struct ws_origin app_origin = {.take = pool_take, .prepare = snap_use};
 
 /* The workspace acted on, into r. */
 static void ref_fill(struct ref_result *r, const struct ws *ws)

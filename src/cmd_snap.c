@@ -163,6 +163,8 @@ static int snap_image(struct app *a, const char *name, bool by_id, struct snap_r
 int snap_use(struct app *a, struct err *e)
 {
 	const char *name = a->cfg.from;
+	if (!name)
+		return 0;
 	struct snap_row w;
 	bool missing, ours, named;
 	size_t names;

@@ -1,9 +1,11 @@
 /* engine.c: see engine.h. */
 #include "engine.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "scripts.h"
+#include "sha256.h"
 #include "version.h"
 
 static bool is_flag(const char *arg, const char *flag)
@@ -403,4 +405,48 @@ void engine_image_rm_argv(struct strvec *out, const char *engine, const char *re
 	strvec_push(out, "rm");
 	strvec_push(out, "--");
 	strvec_push(out, ref);
+}
+
+static void spec_put(struct sha256 *h, const char *key, const char *value)
+{
+	sha256_update(h, key, strlen(key) + 1);
+	sha256_update(h, value ? "=" : "-", 1);
+	if (value)
+		sha256_update(h, value, strlen(value) + 1);
+}
+
+void engine_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
+		 char out[ENGINE_SPEC_LEN + 1])
+{
+	struct sha256 h;
+	char num[64];
+	sha256_init(&h);
+	spec_put(&h, "sandbox-spec-1", NULL);
+	spec_put(&h, "version", SANDBOX_VERSION);
+	spec_put(&h, "image", cfg->image);
+	spec_put(&h, "workdir", cfg->workdir);
+	spec_put(&h, "network", cfg->network);
+	snprintf(num, sizeof(num), "%ld", cfg->pids_limit);
+	spec_put(&h, "pids_limit", num);
+	spec_put(&h, "memory", cfg->memory);
+	spec_put(&h, "cpus", cfg->cpus);
+	spec_put(&h, "user", cfg->user);
+	for (size_t i = 0; i < cfg->env.n; i++)
+		spec_put(&h, "env", cfg->env.v[i]);
+	for (size_t i = 0; i < cfg->nmounts; i++) {
+		spec_put(&h, "mount", cfg->mounts[i].host);
+		spec_put(&h, "to", cfg->mounts[i].ctr);
+		spec_put(&h, "ro", cfg->mounts[i].ro ? "1" : "0");
+	}
+	spec_put(&h, "setup", cfg->setup);
+	for (size_t i = 0; i < nextra; i++)
+		spec_put(&h, "extra", extra[i]);
+	snprintf(num, sizeof(num), "%ld", idle);
+	spec_put(&h, "idle", num);
+	unsigned char d[32];
+	char hex[65];
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	memcpy(out, hex, ENGINE_SPEC_LEN);
+	out[ENGINE_SPEC_LEN] = '\0';
 }

@@ -21,8 +21,8 @@
  * the idle time, seconds. The keep-alive carries them out (SCRIPT_KEEPALIVE). */
 #define LABEL_EXPIRES "sandbox.expires"
 #define LABEL_IDLE "sandbox.idle"
-/* What a workspace was made from, as a hash (pool.h): a pool's ready
- * workspaces and the creates they serve share it. */
+/* What a workspace was made from, as a hash (engine_spec): a pool's
+ * ready workspaces and the creates they serve share it. */
 #define LABEL_SPEC "sandbox.spec"
 /* The names of a pool's ready workspaces start with this; taking one
  * renames it. */
@@ -43,7 +43,7 @@ struct run_ids {
 	long long created;     /* seconds since the epoch */
 	const char *nonce;     /* random: tells this create's container from
 				* any other of the same name */
-	const char *spec;      /* pool_spec() of the config */
+	const char *spec;      /* engine_spec() of the config */
 	long long expires;     /* ttl's deadline; 0: none */
 	long idle;             /* seconds; 0: none */
 	bool pooled;           /* for a pool: the idle clock waits for a taker */
@@ -143,5 +143,13 @@ void engine_version_argv(struct strvec *out, const char *engine);
 void engine_info_argv(struct strvec *out, const char *engine);
 void engine_context_argv(struct strvec *out, const char *engine);
 void engine_image_argv(struct strvec *out, const char *engine, const char *image);
+
+/* The spec of a new workspace of cfg, the engine run arguments extra and
+ * the idle time, as ENGINE_SPEC_LEN hex digits of a hash: image, workdir,
+ * network, limits, user, environment, mounts, setup, extra, idle; not
+ * its name, copy, ttl or timeouts (LABEL_SPEC; pools, pool.h). */
+#define ENGINE_SPEC_LEN 16
+void engine_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
+		 char out[ENGINE_SPEC_LEN + 1]);
 
 #endif

@@ -258,7 +258,7 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 
 int main(int argc, char **argv)
 {
-	struct app a = {0};
+	struct app a = {.origin = &app_origin};
 	struct parsed p = {0};
 	struct err e = {0};
 	cfg_init(&a.cfg);

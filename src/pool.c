@@ -11,53 +11,7 @@
 #include "engine.h"
 #include "results.h"
 #include "scripts.h"
-#include "sha256.h"
-#include "version.h"
 #include "workspace.h"
-
-static void spec_put(struct sha256 *h, const char *key, const char *value)
-{
-	sha256_update(h, key, strlen(key) + 1);
-	sha256_update(h, value ? "=" : "-", 1);
-	if (value)
-		sha256_update(h, value, strlen(value) + 1);
-}
-
-void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
-	       char out[POOL_SPEC_LEN + 1])
-{
-	struct sha256 h;
-	char num[64];
-	sha256_init(&h);
-	spec_put(&h, "sandbox-spec-1", NULL);
-	spec_put(&h, "version", SANDBOX_VERSION);
-	spec_put(&h, "image", cfg->image);
-	spec_put(&h, "workdir", cfg->workdir);
-	spec_put(&h, "network", cfg->network);
-	snprintf(num, sizeof(num), "%ld", cfg->pids_limit);
-	spec_put(&h, "pids_limit", num);
-	spec_put(&h, "memory", cfg->memory);
-	spec_put(&h, "cpus", cfg->cpus);
-	spec_put(&h, "user", cfg->user);
-	for (size_t i = 0; i < cfg->env.n; i++)
-		spec_put(&h, "env", cfg->env.v[i]);
-	for (size_t i = 0; i < cfg->nmounts; i++) {
-		spec_put(&h, "mount", cfg->mounts[i].host);
-		spec_put(&h, "to", cfg->mounts[i].ctr);
-		spec_put(&h, "ro", cfg->mounts[i].ro ? "1" : "0");
-	}
-	spec_put(&h, "setup", cfg->setup);
-	for (size_t i = 0; i < nextra; i++)
-		spec_put(&h, "extra", extra[i]);
-	snprintf(num, sizeof(num), "%ld", idle);
-	spec_put(&h, "idle", num);
-	unsigned char d[32];
-	char hex[65];
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
-	memcpy(out, hex, POOL_SPEC_LEN);
-	out[POOL_SPEC_LEN] = '\0';
-}
 
 /* ---- the note of a user's pools ----
  * A file per engine and spec in the cache directory, which the fills of
@@ -312,8 +266,8 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 
 int pool_take(struct app *a, long idle, bool keep_name, struct ws *ws)
 {
-	char spec[POOL_SPEC_LEN + 1];
-	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	char spec[ENGINE_SPEC_LEN + 1];
+	engine_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	if (!hint_says(a, spec))
 		return 0;
 	/* First a few of the ones this user's fills made, without a ps: a
@@ -427,8 +381,8 @@ static int pool_fill(struct app *a, struct pool_result *r, struct err *e)
 	if (!a->cfg.image)
 		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
 	long idle = ws_idle(a, false);
-	char spec[POOL_SPEC_LEN + 1];
-	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	char spec[ENGINE_SPEC_LEN + 1];
+	engine_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	if (pools(a, r, spec, e) < 0)
 		return -1;
 	struct pool_row *p = row_of(r, spec, a->cfg.image);
@@ -447,8 +401,8 @@ static int pool_drain(struct app *a, struct pool_result *r, struct err *e)
 	const char *spec = a->o.pool.spec;
 	if (a->o.args.n > 1)
 		return err_set(e, ERR_USAGE, "unexpected argument '%s'", a->o.args.v[1]);
-	if (spec && (strlen(spec) != POOL_SPEC_LEN || strspn(spec, "0123456789abcdef") != POOL_SPEC_LEN))
-		return err_set(e, ERR_USAGE, "--spec '%s': expected a pool's spec, %d hex digits as pool list shows it", spec, POOL_SPEC_LEN);
+	if (spec && (strlen(spec) != ENGINE_SPEC_LEN || strspn(spec, "0123456789abcdef") != ENGINE_SPEC_LEN))
+		return err_set(e, ERR_USAGE, "--spec '%s': expected a pool's spec, %d hex digits as pool list shows it", spec, ENGINE_SPEC_LEN);
 	int held = ws_removals_hold(a);
 	struct list_result l;
 	if (life_list(a, &l, LIFE_POOLS, e) < 0) {

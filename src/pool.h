@@ -1,6 +1,6 @@
 /* pool.h: warm pools. A pool is a set of workspaces made ahead of time
  * (sandbox pool fill), each ready for a create of the same spec: the hash
- * of everything that makes a workspace what it is (pool_spec), a label of
+ * of everything that makes a workspace what it is (engine_spec), a label of
  * every workspace. A pool's workspaces wait paused, named
  * POOL_NAME_PREFIX SPEC "-" HEX (12 digits); taking one unpauses it, which
  * the engine lets only one taker do, so no two get the same one; then
@@ -16,17 +16,10 @@
 
 struct ws;
 
-#define POOL_SPEC_LEN 16
 /* The names of workspaces a pool fill is making: not yet ready. */
 #define POOL_MAKING_PREFIX "sandbox-poolmk-"
 /* The most a pool fill makes. */
 #define POOL_FILL_MAX 200L
-
-/* The spec of a new workspace of cfg, the engine run arguments extra and
- * the idle time: image, workdir, network, limits, user, environment,
- * mounts, setup, extra, idle; not its name, copy, ttl or timeouts. */
-void pool_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long idle,
-	       char out[POOL_SPEC_LEN + 1]);
 
 /* Takes a ready workspace of a->cfg's spec into ws, named a->cfg.name or
  * sandbox- and 12 hex digits: 1 when taken, 0 when there is none or the

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "pool.h"
 #include "scripts.h"
 #include "spawn.h"
 
@@ -478,20 +477,20 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 {
 	memset(ws, 0, sizeof(*ws));
 	ws->name = xstrdup(name);
-	char nonce[17], spec[POOL_SPEC_LEN + 1];
+	char nonce[17], spec[ENGINE_SPEC_LEN + 1];
 	if (random_hex(nonce, 16) < 0) {
 		ws_free(ws);
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	}
-	pool_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
+	engine_spec(&a->cfg, a->o.extra.v, a->o.extra.n, idle, spec);
 	long long now = (long long)time(NULL);
 	struct run_ids ids = {
 		.name = name, .created = now, .nonce = nonce, .spec = spec,
 		.expires = a->cfg.ttl > 0 ? now + a->cfg.ttl : 0,
 		.idle = idle, .pooled = pooled,
 	};
-	/* create --from: the snapshot checked, its workdir taken. */
-	if (a->cfg.from && snap_use(a, e) < 0) {
+	/* create --from, for one: the snapshot checked, its workdir taken. */
+	if (a->origin && a->origin->prepare && a->origin->prepare(a, e) < 0) {
 		ws_free(ws);
 		return -1;
 	}
@@ -561,7 +560,7 @@ int ws_create(struct app *a, struct ws *ws, enum ws_use use, struct err *e)
 	long idle = ws_idle(a, use == WS_BY_THE_WAY);
 	if (!a->cfg.copy && a->cfg.ttl == 0 && !a->cfg.from) {
 		bool brief = use == WS_BRIEF && !a->cfg.name && idle == 0;
-		if (pool_take(a, idle, brief, ws) > 0) {
+		if (a->origin && a->origin->take && a->origin->take(a, idle, brief, ws) > 0) {
 			if (brief)
 				return 0; /* a pool's name is nobody's ref: not cached */
 			struct err ignored = {0};

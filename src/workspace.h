@@ -50,13 +50,24 @@ enum ws_use {
 			* pool keeps the pool's name (ws->pooled), which
 			* saves the rename */
 };
-/* A new workspace from a->cfg and a->o.extra: one taken from a pool of
- * the same spec (pool.h) when there is one, else one made (ws_make). */
+/* Where a new workspace comes from is decided above this layer, and
+ * handed down as a->origin (NULL: always a new container). take: a ready
+ * workspace of a->cfg's spec into ws, named a->cfg.name or sandbox- and
+ * 12 hex digits, 1 when taken, 0 when none was (nothing changed);
+ * keep_name: it keeps its name (a run's, removed when its command ends).
+ * prepare: readies a->cfg for a new one (create --from: the snapshot's
+ * image and workdir), 0, or -1 with e set. Either may be NULL. */
+struct ws_origin {
+	int (*take)(struct app *a, long idle, bool keep_name, struct ws *ws);
+	int (*prepare)(struct app *a, struct err *e);
+};
+/* A new workspace from a->cfg and a->o.extra: one taken (a->origin's
+ * take) when there is one, else one made (ws_make). */
 int ws_create(struct app *a, struct ws *ws, enum ws_use use, struct err *e);
-/* Makes a new workspace named name: the container, the copy (create
- * --copy), the setup command (its output to stderr: stdout is for
- * results); removes it again if a step fails. pooled: for a pool, whose
- * idle clock waits for a taker. */
+/* Makes a new workspace named name (a->origin's prepare first): the
+ * container, the copy (create --copy), the setup command (its output to
+ * stderr: stdout is for results); removes it again if a step fails.
+ * pooled: for a pool, whose idle clock waits for a taker. */
 int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pooled,
 	    struct err *e);
 /* Runs one of our constant scripts (scripts.h) in ws, its output to
@@ -110,10 +121,6 @@ int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
 int ws_engine_call_within(const struct app *a, struct strvec *argv, struct sbuf *out,
 			  const char *what, enum err_kind kind, bool *missing, double seconds,
 			  struct err *e);
-/* create --from (cmd_snap.c): a->cfg.from must name a snapshot, an image
- * of ours (its label); its workdir becomes the new workspace's unless
- * one was given. */
-int snap_use(struct app *a, struct err *e);
 /* The deadline of a step of ours that runs in the workspace (a file
  * tool's script, setup): timeout, or WS_STEP_TIMEOUT when that is 0. */
 #define WS_STEP_TIMEOUT 600.0
