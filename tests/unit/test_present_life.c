@@ -259,6 +259,24 @@ static void test_snapshots(void)
 	r.n = 5;
 	snapshots_result_free(&r);
 
+	/* A label is anyone's who builds an image: C1 (U+009B, or a stray
+	 * byte 0x9B) is a CSI to many terminals, as ESC [ is. */
+	r = (struct snapshots_result){.now = NOW};
+	add_snap(&r, "c1", "a\xc2\x9b" "2Jb", 60, 2048);
+	add_snap(&r, "stray", "a\x9b" "2Jb\xc3\xa9", 60, 2048);
+	add_snap(&r, "cut", "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww\xc3\xa9x", 60, 2048);
+	TEXT_OF(snapshots_text, &r, buf);
+	exp = xasprintf("%s"
+			"c1                                       a?2Jb                    60s    2K\n"
+			"stray                                    a?2Jb\xc3\xa9                  60s    2K\n"
+			"cut                                      "
+			"wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww 60s    2K\n",
+			snaps_header);
+	check_text(buf, exp, "snapshots: C1 in the workspace column as ?, as C0 is; the cut at a "
+			     "character's start");
+	free(exp);
+	snapshots_result_free(&r);
+
 	struct snapshots_result none = {.now = NOW};
 	TEXT_OF(snapshots_text, &none, buf);
 	check_text(buf, snaps_header, "snapshots, none: the header alone");
