@@ -1253,18 +1253,26 @@ void doctor_result_free(struct doctor_result *r)
 
 /* s with each control character as '?' (utf8_control): a path of the
  * host's, a label. */
-static void put_visible(FILE *f, const char *s)
+static void add_visible(struct sbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0, n = strlen(s), c; i < n; i += c) {
 		if ((c = utf8_control(p + i, n - i))) {
-			fputc('?', f);
+			sbuf_addc(out, '?');
 		} else {
 			c = utf8_len(p + i, n - i);
 			c = c ? c : 1;
-			fwrite(p + i, 1, c, f);
+			sbuf_add(out, p + i, c);
 		}
 	}
+}
+
+static void put_visible(FILE *f, const char *s)
+{
+	struct sbuf v = {0};
+	add_visible(&v, s);
+	fwrite(v.buf ? v.buf : "", 1, v.len, f);
+	sbuf_free(&v);
 }
 
 void snapshot_text(FILE *f, FILE *err, const struct snapshot_result *r)
@@ -1326,12 +1334,15 @@ void snapshots_text(FILE *f, FILE *err, const struct snapshots_result *r)
 		char age[32], size[32];
 		format_age(age, sizeof(age), r->now - w->created);
 		format_size(size, sizeof(size), w->size);
-		char of[64];
-		size_t k = 0;
-		for (const char *p = *w->of ? w->of : "-"; *p && k + 1 < sizeof(of); p++)
-			of[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
-		of[k] = '\0';
-		fprintf(f, "%-40s %-24s %-6s %s\n", w->name, of, age, size);
+		/* A label, anyone's who builds an image: 63 bytes of it,
+		 * whole characters, no control character (C1 neither). */
+		struct sbuf of = {0};
+		add_visible(&of, *w->of ? w->of : "-");
+		size_t k = of.len < 63 ? of.len : 63;
+		while (k > 0 && k < of.len && utf8_cont(of.buf[k]))
+			k--;
+		fprintf(f, "%-40s %-24.*s %-6s %s\n", w->name, (int)k, of.buf, age, size);
+		sbuf_free(&of);
 	}
 	if (r->more)
 		fprintf(err, "sandbox: snapshots: more than %d; those shown\n", SNAP_LIST_MAX);

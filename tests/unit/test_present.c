@@ -8,52 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
 #include "json.h"
 #include "jvb.h"
 #include "mcp_result.h"
+#include "present_check.h"
 #include "results.h"
-#include "exec.h"
 #include "tap.h"
 #include "util.h"
-
-/* What a text presenter prints on its out, into buf, and on its err,
- * into err_text (replaced each time). */
-static char *err_text;
-#define TEXT_OF(fn, res, buf)                                  \
-	do {                                                   \
-		size_t len_, elen_;                            \
-		free(err_text);                                \
-		FILE *f_ = open_memstream(&(buf), &len_);      \
-		FILE *e_ = open_memstream(&err_text, &elen_);  \
-		fn(f_, e_, res);                               \
-		fclose(f_);                                    \
-		fclose(e_);                                    \
-	} while (0)
-
-static void check_text(char *got, const char *exp, const char *title)
-{
-	is_str(got, exp, "%s", title);
-	free(got);
-}
-
-/* The --json line a tree presenter gives. */
-static void check_tree(struct jv *t, const char *exp, const char *title)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	present_json(f, t);
-	fclose(f);
-	is_str(buf, exp, "%s", title);
-	free(buf);
-	jvb_free(t);
-}
-
-static void check_model(struct sbuf *s, const char *exp, const char *title)
-{
-	is_str(s->buf ? s->buf : "", exp, "%s", title);
-	sbuf_free(s);
-}
 
 static const char *lines2 = "     1\thello\n     2\tworld\n";
 
