@@ -136,9 +136,14 @@ setup:
 # builds two at a time, then the tests.
 check-build: all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
 
+# The scripts as they are embedded, read by sh -n of dash, BusyBox and
+# bash, and by shellcheck, less the warnings scripts/check-sh accepts.
+check-sh: build/gen/scripts.c
+	scripts/check-sh build/gen/sh
+
 check: setup
 	$(MAKE) -j2 --no-print-directory check-build
-	$(MAKE) unit fuzz-check
+	$(MAKE) check-sh unit fuzz-check
 	tests/run-cli-tests
 
 install: build/sandbox
@@ -153,4 +158,4 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check first-run setup check check-build install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-sh install lint-man clean
