@@ -14,30 +14,52 @@ LDLIBS = $(INIH_LIBS) -lm
 
 SRCS = $(wildcard src/*.c)
 LIB_SRCS = $(filter-out src/main.c,$(SRCS))
+# The objects by name: each src/NAME.c, and scripts from the generated
+# build/gen/scripts.c.
+OBJ_NAMES = $(SRCS:src/%.c=%) scripts
+LIB_OBJ_NAMES = $(LIB_SRCS:src/%.c=%) scripts
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 
 all: build/sandbox
 
+# The container's shell scripts: src/sh/NAME.sh, assembled by
+# scripts/embed-sh (the #defines they use from the headers named) into
+# the strings of build/gen/scripts.c, and build/gen/sh/NAME.sh for the
+# checks. Its objects come from the rules for build/gen/%.c below.
+SH_SRCS = $(wildcard src/sh/*.sh)
+SH_HDRS = src/scripts.h src/proto.h
+
+build/gen/scripts.c: scripts/embed-sh $(SH_SRCS) $(SH_HDRS)
+	scripts/embed-sh src/sh build/gen $(SH_HDRS)
+
 build/%.o: src/%.c $(wildcard src/*.h) | build
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/sandbox: $(SRCS:src/%.c=build/%.o)
+build/%.o: build/gen/%.c $(wildcard src/*.h) | build
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+build/sandbox: $(OBJ_NAMES:%=build/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-build:
-	mkdir -p build build/asan
+# Each directory its own target: build/ may be there already (made by
+# embed-sh for build/gen) when build/asan is not.
+build build/asan:
+	mkdir -p $@
 
 # The sanitizer build: the unit tests and one engine's CLI tests run on it.
-build/asan/%.o: src/%.c $(wildcard src/*.h) | build
+build/asan/%.o: src/%.c $(wildcard src/*.h) | build/asan
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -c -o $@ $<
 
-build/asan/sandbox: $(SRCS:src/%.c=build/asan/%.o)
+build/asan/%.o: build/gen/%.c $(wildcard src/*.h) | build/asan
+	$(CC) $(ALL_CFLAGS) -Isrc -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -c -o $@ $<
+
+build/asan/sandbox: $(OBJ_NAMES:%=build/asan/%.o)
 	$(CC) $(ALL_CFLAGS) -fsanitize=address,undefined -o $@ $^ $(LDLIBS)
 
-build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_SRCS:src/%.c=build/asan/%.o)
+build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJ_NAMES:%=build/asan/%.o)
 	@mkdir -p build/unit
-	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -o $@ $< \
-		$(LIB_SRCS:src/%.c=build/asan/%.o) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -Ibuild/gen -o $@ $< \
+		$(LIB_OBJ_NAMES:%=build/asan/%.o) $(LDLIBS)
 
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 
@@ -61,14 +83,18 @@ build/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
+build/fuzz/obj/%.o: build/gen/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(LIB_OBJ_NAMES:%=build/fuzz/obj/%.o)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< \
-		$(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) $(LDLIBS)
+		$(LIB_OBJ_NAMES:%=build/fuzz/obj/%.o) $(LDLIBS)
 
 fuzz: $(FUZZ_BINS)
 
 # Kept between builds: they are only intermediates of pattern rules.
-.SECONDARY: $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) $(LIB_SRCS:src/%.c=build/asan/%.o)
+.SECONDARY: $(LIB_OBJ_NAMES:%=build/fuzz/obj/%.o) $(LIB_OBJ_NAMES:%=build/asan/%.o)
 
 # Skipped, with a note, where FUZZ_CC cannot build and run a fuzzer: no
 # check fails for lack of clang. A crash found fails it.
@@ -84,10 +110,10 @@ fuzz-check:
 	fi
 
 build/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_HDRS) \
-		$(LIB_SRCS:src/%.c=build/asan/%.o)
+		$(LIB_OBJ_NAMES:%=build/asan/%.o)
 	@mkdir -p build/replay
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -o $@ tests/fuzz/replay.c $< \
-		$(LIB_SRCS:src/%.c=build/asan/%.o) $(LDLIBS)
+		$(LIB_OBJ_NAMES:%=build/asan/%.o) $(LDLIBS)
 
 unit: $(UNIT_BINS) $(REPLAY_BINS)
 	@tests/unit/run $(UNIT_BINS)
@@ -110,9 +136,14 @@ setup:
 # builds two at a time, then the tests.
 check-build: all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
 
+# The scripts as they are embedded, read by sh -n of dash, BusyBox and
+# bash, and by shellcheck, less the warnings scripts/check-sh accepts.
+check-sh: build/gen/scripts.c
+	scripts/check-sh build/gen/sh
+
 check: setup
 	$(MAKE) -j2 --no-print-directory check-build
-	$(MAKE) unit fuzz-check
+	$(MAKE) check-sh unit fuzz-check
 	tests/run-cli-tests
 
 install: build/sandbox
@@ -127,4 +158,4 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check first-run setup check check-build install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-sh install lint-man clean

@@ -28,7 +28,10 @@ enum proto_script {
 };
 
 /* The server's slots (SCRIPT_SERVE's S0..S4, a request's "@N"): the
- * wrapper first, then each script at the number of its enum. */
+ * wrapper first, then each script at the number of its enum (proto.c's
+ * slots[]). scripts/embed-sh writes the server's slot lines from
+ * PROTO_NSLOTS: a new slot is a row of slots[] and this number, and
+ * test_proto fails when they part. */
 #define PROTO_SLOT_WRAPPER 0
 #define PROTO_NSLOTS 5
 const char *proto_slot_text(int slot);

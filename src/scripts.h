@@ -1,6 +1,12 @@
 /* scripts.h: the shell scripts that run inside the container. Each is a
  * constant: user values reach them only as positional parameters. They
- * need nothing but a POSIX sh and BusyBox-level utilities. */
+ * need nothing but a POSIX sh and BusyBox-level utilities.
+ *
+ * SCRIPT_NAME is the file src/sh/name.sh, made a string at build time
+ * by scripts/embed-sh (build/gen/scripts.c), which also fills in the
+ * #defines here that a script names as @NAME@: one definition for the C
+ * code and the scripts. Each file's comments say how it works; here is
+ * how it is called and what it answers. */
 #ifndef SANDBOX_SCRIPTS_H
 #define SANDBOX_SCRIPTS_H
 
@@ -120,9 +126,22 @@ extern const char SCRIPT_LIST[];
  * followed), or "OK F" and a tar stream of the one file PATH (a link to a
  * file followed, as read does). */
 extern const char SCRIPT_TAR[];
+/* tar.sh's "big": a file over a MiB (find -size) goes whole where grep
+ * -z would hold it in memory to look into it. */
+#define BIG_C "+1048576c"
 
 /* Background jobs (exec --background; jobs, logs, kill, wait): each
- * script's comment in scripts.c says its arguments and answer. */
+ * script's file (src/sh/job_*.sh, jobs.sh) says its arguments and
+ * answer.
+ * A job lives in JOB_BASE/N (0700): start (the host's clock
+ * when it began), cmd (one line, as the host showed it), runner ("PID
+ * STARTTIME" of the runner), pid (the same of the command, whose process
+ * group it leads), exit (its status, once it ended), done (its output
+ * all kept), and its output: chunks o.START and e.START, files of at
+ * most 1 MiB named by the offset of their first byte in the stream.
+ * STARTTIME (field 22 of /proc/PID/stat) tells a process from a later one
+ * with its pid: after a restart, a pid means nothing. */
+#define JOB_BASE "/tmp/.sandbox-jobs"
 extern const char SCRIPT_JOB_START[];
 extern const char SCRIPT_JOB_RUN[];
 extern const char SCRIPT_JOB_CMD[];

@@ -23,13 +23,47 @@
 #define TAG "0123456789abcdef"
 #define M(word) "\036" TAG ":" word "\036"
 
+/* $K, or ${K} past 9. */
+static void add_param(struct sbuf *sb, int k)
+{
+	sbuf_addf(sb, k <= 9 ? "$%d" : "${%d}", k);
+}
+
+/* The server takes as many slots as the host sends (embed-sh writes its
+ * lines from PROTO_NSLOTS): each one's variable from its argument, and
+ * its "@N" in the request's case. */
+static void test_serve_slots(void)
+{
+	struct sbuf vars = {0}, cases = {0};
+	sbuf_adds(&vars, "\nT=$1 ");
+	sbuf_adds(&cases, "\n    =*) a=${a#=} ;;\n    ");
+	for (int i = 0; i < PROTO_NSLOTS; i++) {
+		sbuf_addf(&vars, "S%d=", i);
+		add_param(&vars, i + 2);
+		sbuf_adds(&vars, " ");
+		sbuf_addf(&cases, "%s@%d) a=$S%d ;;", i ? " " : "", i, i);
+	}
+	sbuf_adds(&vars, "z=\n");
+	sbuf_adds(&cases, "\n    *) ");
+	ok(strstr(SCRIPT_SERVE, vars.buf) != NULL, "the server names its %d slots from its arguments",
+	   PROTO_NSLOTS);
+	ok(strstr(SCRIPT_SERVE, cases.buf) != NULL, "the server reads @0..@%d, no other",
+	   PROTO_NSLOTS - 1);
+	sbuf_free(&vars);
+	sbuf_free(&cases);
+}
+
 static void test_slots(void)
 {
 	ok(proto_slot_text(PROTO_SLOT_WRAPPER) == SCRIPT_EXEC &&
 	   proto_slot_text(PROTO_READ) == SCRIPT_READ && proto_slot_text(PROTO_WRITE) == SCRIPT_WRITE &&
 	   proto_slot_text(PROTO_LIST) == SCRIPT_LIST && proto_slot_text(PROTO_TAR) == SCRIPT_TAR,
 	   "slots: the wrapper is 0, each script at its enum's number");
-	ok(!proto_slot_text(-1) && !proto_slot_text(PROTO_NSLOTS), "slots: none outside 0..4");
+	bool all = true;
+	for (int i = 0; i < PROTO_NSLOTS; i++)
+		all = all && proto_slot_text(i);
+	ok(all && !proto_slot_text(-1) && !proto_slot_text(PROTO_NSLOTS),
+	   "slots: a script in each of 0..PROTO_NSLOTS-1, none outside");
 	struct strvec sv = {0};
 	proto_serve_argv(&sv, TAG);
 	bool same = sv.n == 5 + PROTO_NSLOTS && strcmp(sv.v[0], "/bin/sh") == 0 &&
@@ -38,6 +72,7 @@ static void test_slots(void)
 		same = strcmp(sv.v[5 + i], proto_slot_text(i)) == 0;
 	ok(same && strcmp(sv.v[4], TAG) == 0, "the server gets its tag, then S0..S4 in slot order");
 	strvec_clear(&sv);
+	test_serve_slots();
 	proto_kill_argv(&sv, 1234, false);
 	ok(sv.n == 5 && strcmp(sv.v[2], SCRIPT_KILL) == 0 && strcmp(sv.v[3], "sandbox-kill") == 0 &&
 	   strcmp(sv.v[4], "1234") == 0, "the kill: /bin/sh -c SCRIPT_KILL sandbox-kill PGID");
