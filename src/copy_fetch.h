@@ -1,0 +1,90 @@
+/* copy_fetch.h: what diff and apply (cmd_diff.c, cmd_apply.c) both
+ * work from: a copy workspace's baseline, the workspace's copy as it is
+ * now, fetched as hostile input, and DIR as it is now, read without
+ * following a link.
+ *
+ * What the workspace holds now comes in two calls: SCRIPT_MANIFEST lists
+ * every path with its mode, size and (for files) SHA-256; the paths
+ * whose hash differs from the baseline's, every link, and every path
+ * the listing was unsure of, then travel whole as a tar stream
+ * (SCRIPT_PACK), read with tar.h and hashed here. */
+#ifndef SANDBOX_COPY_FETCH_H
+#define SANDBOX_COPY_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app.h"
+#include "copy.h"
+#include "err.h"
+#include "util.h"
+#include "workspace.h"
+
+/* A file's bytes kept to show its diff; a larger one is "too large". */
+#define SHOW_MAX ((size_t)4 << 20)
+/* All the workspace's bytes kept at once to show diffs: past them, a
+ * change is named, not shown; its hash is kept. */
+#define SHOW_TOTAL_MAX ((size_t)4 << 20)
+
+/* What a copy command works from. */
+struct copy_ctx {
+	struct app *a;
+	struct ws ws;
+	bool have_ws;
+	char *base_path;
+	struct copy_base base;
+	struct copy_excl excl;
+	struct copy_tree now;
+	/* Per path of now: what its tar entry brought. */
+	struct copy_got {
+		bool fetched;
+		struct sbuf data;   /* diff: the bytes kept */
+		bool cut;           /* more than SHOW_MAX, or past SHOW_TOTAL_MAX */
+		bool full;          /* cut for the second: the diff's room was used */
+		bool want, staged;  /* apply: to stage; staged */
+		char stage[24];     /* apply: its staged file's name */
+	} *got;
+	size_t kept;            /* bytes in every data */
+	size_t text;            /* diff: bytes of every change's text */
+	size_t room;            /* what is left of the listing's budget, for
+				 * the links' targets the stream brings */
+	int stage_fd;           /* apply: DIR/.sandbox-apply-HEX, or -1 */
+	char stage_name[40];
+	int root;               /* DIR, or -1 */
+	const struct strvec *only; /* PATH arguments: only these, and what is under them */
+	bool keep;              /* diff: keep the bytes that travel, to show them */
+};
+
+/* Opens everything a copy command needs, the workspace's listing
+ * included. copy_ctx_free after it, whatever it returned. */
+int copy_ctx_open(struct copy_ctx *c, struct app *a, struct err *e);
+/* Removes what apply staged, too. */
+void copy_ctx_free(struct copy_ctx *c);
+
+/* What must travel, fetched; then what did not come (gone since the
+ * listing, or of a kind left out) dropped. */
+int copy_fetch_now(struct copy_ctx *c, struct err *e);
+/* One pass over the paths that travel: stage, apply's second one. */
+int copy_fetch_pass(struct copy_ctx *c, bool stage, struct err *e);
+
+/* Whether rel is one of the PATH arguments or under one. */
+bool copy_wanted(const struct copy_ctx *c, const char *rel);
+/* Whether rel is a directory on the way to a PATH argument: a new one
+ * there is made (and shown), since what goes in it needs it; no other
+ * change of it is taken. */
+bool copy_on_way(const struct copy_ctx *c, const char *rel);
+
+/* The directory that holds rel, opened from root without following a
+ * link; its last part in *leaf. -1 with errno: ENOENT (a part missing),
+ * ELOOP or ENOTDIR (a link or a file on the way). mk: make missing
+ * directories (0755). */
+int copy_open_parent(int root, const char *rel, const char **leaf, bool mk);
+/* What DIR holds at rel now: *st->type 0 when nothing. A file's bytes
+ * go into keep (at most SHOW_MAX; *cut when there were more) when keep
+ * is not NULL. -1 with errno when it cannot be read; ELOOP/ENOTDIR
+ * when the way to it is not plain directories. */
+int copy_dir_state(int root, const char *rel, struct copy_entry *st, struct sbuf *keep, bool *cut);
+/* Whether two entries are the same path's same state. */
+bool copy_same(const struct copy_entry *x, const struct copy_entry *y);
+
+#endif
