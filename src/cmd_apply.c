@@ -24,6 +24,10 @@
 #include "sha256.h"
 #include "tools.h"
 
+/* Bytes staged between two looks at DIR's free space. */
+#define ROOM_EVERY ((unsigned long long)1 << 20)
+#define READ_BUF 65536
+
 /* ---- --expect ---- */
 
 /* Up to three paths where the review of ID and the changes now differ,
@@ -246,6 +250,157 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 	return rc;
 }
 
+/* ---- the second pass: the files to write, staged ---- */
+
+/* Apply's second pass over the stream: only the files it writes, each
+ * staged in DIR (c->stage_fd) and checked against what the first pass
+ * saw, so that what is put in place is what the review showed. */
+struct stage {
+	struct copy_pass p;
+	int fd;                  /* the file being staged */
+	unsigned staged;
+	unsigned long long written, next_look; /* bytes staged */
+};
+
+/* The workspace sent for n what the first pass did not see. */
+static int stage_changed(struct stage *s, const struct copy_entry *n)
+{
+	struct sbuf shown = {0};
+	tool_show_path(&shown, n->path, false);
+	snprintf(s->p.msg, sizeof(s->p.msg), "%s changed in the workspace during the apply; nothing was "
+		 "written: run it again", shown.buf);
+	sbuf_free(&shown);
+	s->p.stopped = true;
+	return -1;
+}
+
+static int stage_fail(struct stage *s)
+{
+	snprintf(s->p.msg, sizeof(s->p.msg), "cannot write in %s: %s; nothing was written",
+		 s->p.c->base.dir, strerror(errno));
+	s->p.stopped = true;
+	return -1;
+}
+
+/* n more bytes staged: DIR's filesystem must keep its reserve. */
+static int stage_room(struct stage *s, unsigned long long n)
+{
+	s->written += n;
+	if (s->written < s->next_look)
+		return 0;
+	s->next_look = s->written + ROOM_EVERY;
+	unsigned long long avail, reserve;
+	int rc = disk_room(s->p.c->stage_fd, 0, &avail, &reserve);
+	if (rc < 0)
+		return stage_fail(s);
+	if (rc == 0)
+		return 0;
+	snprintf(s->p.msg, sizeof(s->p.msg), "%s's filesystem fell to %llu MiB free, under the %llu MiB "
+		 "it keeps free (a twentieth); nothing was written", s->p.c->base.dir, avail >> 20,
+		 reserve >> 20);
+	s->p.stopped = true;
+	return -1;
+}
+
+/* A hard link ('1') to a file staged before: a file of its own with the
+ * same bytes, staged once more (and counted again). */
+static int stage_hardlink(struct stage *s, struct copy_entry *n, struct copy_got *g)
+{
+	struct copy_ctx *c = s->p.c;
+	struct copy_entry *src = copy_pass_link(&s->p);
+	struct copy_got *sg = src ? &c->got[src - c->now.v] : NULL;
+	if (!src || src == n || !sg->staged || !sg->stage[0] || strcmp(src->sha, n->sha) != 0)
+		return stage_changed(s, n);
+	snprintf(g->stage, sizeof(g->stage), "%u", s->staged++);
+	int in = openat(c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
+	int out = openat(c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int rc = in >= 0 && out >= 0 ? 0 : stage_fail(s);
+	char buf[READ_BUF];
+	ssize_t r;
+	while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
+		if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
+			rc = stage_fail(s);
+		else if (r > 0)
+			rc = stage_room(s, (unsigned long long)r);
+	if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
+		rc = stage_fail(s);
+	if (out >= 0 && close(out) < 0 && rc == 0)
+		rc = stage_fail(s);
+	if (in >= 0)
+		close(in);
+	return rc;
+}
+
+static int stage_entry(void *ctx, const char *name, char type, unsigned long long size)
+{
+	struct stage *s = ctx;
+	(void)size;
+	s->p.cur = NULL;
+	struct copy_entry *n = copy_pass_find(&s->p, name);
+	if (!n)
+		return 0; /* not asked for: skipped */
+	struct copy_got *g = &s->p.c->got[n - s->p.c->now.v];
+	if (!g->want || g->staged)
+		return 0;
+	g->staged = true;
+	if (type == '1')
+		return stage_hardlink(s, n, g);
+	if (type != '0' && type != '\0' && type != '7')
+		return stage_changed(s, n);
+	copy_pass_begin(&s->p, n);
+	snprintf(g->stage, sizeof(g->stage), "%u", s->staged++);
+	s->fd = openat(s->p.c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	return s->fd < 0 ? stage_fail(s) : 0;
+}
+
+static int stage_data(void *ctx, const char *buf, size_t n)
+{
+	struct stage *s = ctx;
+	if (!s->p.cur)
+		return 0;
+	if (copy_pass_data(&s->p, buf, n) < 0)
+		return -1;
+	/* Never more than the first pass hashed. */
+	if (s->p.size > s->p.cur->size)
+		return stage_changed(s, s->p.cur);
+	if (write_all(s->fd, buf, n) < 0)
+		return stage_fail(s);
+	return stage_room(s, n);
+}
+
+static int stage_end(void *ctx)
+{
+	struct stage *s = ctx;
+	if (!s->p.cur)
+		return 0;
+	char sha[65];
+	unsigned long long size = s->p.size;
+	struct copy_entry *n = copy_pass_end(&s->p, sha);
+	int rc = size == n->size && strcmp(sha, n->sha) == 0 ? 0 : stage_changed(s, n);
+	if (rc == 0 && fchmod(s->fd, n->mode) < 0)
+		rc = stage_fail(s);
+	if (close(s->fd) < 0 && rc == 0)
+		rc = stage_fail(s);
+	s->fd = -1;
+	return rc;
+}
+
+/* The files of c->got marked want, fetched again and staged. */
+static int stage_pass(struct copy_ctx *c, struct err *e)
+{
+	struct sbuf names = {0};
+	for (size_t i = 0; i < c->now.n; i++)
+		if (c->got[i].want)
+			copy_pass_name(&names, c->now.v[i].path);
+	struct stage s = {.p = {.c = c}, .fd = -1};
+	struct tar_sink sink = {.ctx = &s, .entry = stage_entry, .data = stage_data, .end = stage_end};
+	int rc = names.len ? copy_pass_run(&s.p, &names, &sink, e) : 0;
+	if (s.fd >= 0)
+		close(s.fd);
+	sbuf_free(&names);
+	return rc;
+}
+
 /* What a change of r writes as a file. */
 static bool writes_file(const struct apply_result *r, const struct copy_change *ch)
 {
@@ -281,7 +436,7 @@ static int stage_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 			       total / 1048576.0, c->base.dir, avail / 1048576.0, reserve / 1048576.0);
 	if (!files)
 		return 0;
-	if (stage_open(c, e) < 0 || copy_fetch_pass(c, true, e) < 0)
+	if (stage_open(c, e) < 0 || stage_pass(c, e) < 0)
 		return -1;
 	for (size_t i = 0; i < c->now.n; i++)
 		if (c->got[i].want && !c->got[i].staged) {

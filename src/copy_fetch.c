@@ -21,8 +21,6 @@
 #include "tar.h"
 #include "tools.h"
 
-/* Bytes staged between two looks at DIR's free space. */
-#define ROOM_EVERY ((unsigned long long)1 << 20)
 #define READ_BUF 65536
 
 /* ---- DIR, one component at a time ---- */
@@ -264,98 +262,119 @@ static bool needs(const struct copy_ctx *c, const struct copy_entry *n)
 	return n->type == '?' || (copy_wanted(c, n->path) && must_fetch(c, n));
 }
 
-/* The tar stream of the paths that travel. The first pass (diff, and
- * apply's look) takes what each path is from it; apply's second pass
- * stages the files it writes, each checked against the first. */
-struct fetch {
-	struct copy_ctx *c;
-	struct tar_reader *tr;
-	struct copy_entry *cur;  /* the entry being read, or NULL: skipped */
-	struct copy_got *g;
-	struct sha256 h;
-	unsigned long long size;
-	int fd;                  /* stage: the file being staged */
-	unsigned staged;
-	bool stage;
-	unsigned long long written, next_look; /* stage: bytes staged */
-	unsigned long long read;  /* bytes of files the stream brought */
-	char msg[300];           /* why it stopped */
-	bool stopped;            /* by apply (exit 1), not by a bad stream */
-};
+/* ---- a pass over the tar stream ---- */
 
-/* The workspace sent for n what the first pass did not see. */
-static int stage_changed(struct fetch *f, const struct copy_entry *n)
+struct copy_entry *copy_pass_find(const struct copy_pass *p, const char *name)
 {
-	struct sbuf shown = {0};
-	tool_show_path(&shown, n->path, false);
-	snprintf(f->msg, sizeof(f->msg), "%s changed in the workspace during the apply; nothing was "
-		 "written: run it again", shown.buf);
-	sbuf_free(&shown);
-	f->stopped = true;
-	return -1;
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	/* GNU tar ends a directory's name with '/'. */
+	char path[COPY_PATH_MAX + 2];
+	size_t len = strlen(name);
+	if (len > COPY_PATH_MAX + 1)
+		return NULL;
+	memcpy(path, name, len + 1);
+	if (len > 1 && path[len - 1] == '/')
+		path[len - 1] = '\0';
+	return copy_tree_find(&p->c->now, path);
 }
 
-static int stage_fail(struct fetch *f)
+struct copy_entry *copy_pass_link(const struct copy_pass *p)
 {
-	snprintf(f->msg, sizeof(f->msg), "cannot write in %s: %s; nothing was written", f->c->base.dir,
-		 strerror(errno));
-	f->stopped = true;
-	return -1;
+	const char *ln = p->tr->link;
+	while (ln[0] == '.' && ln[1] == '/')
+		ln += 2;
+	return copy_tree_find(&p->c->now, ln);
 }
 
-/* n more bytes staged: DIR's filesystem must keep its reserve. */
-static int stage_room(struct fetch *f, unsigned long long n)
+void copy_pass_begin(struct copy_pass *p, struct copy_entry *n)
 {
-	f->written += n;
-	if (f->written < f->next_look)
-		return 0;
-	f->next_look = f->written + ROOM_EVERY;
-	unsigned long long avail, reserve;
-	int rc = disk_room(f->c->stage_fd, 0, &avail, &reserve);
-	if (rc < 0)
-		return stage_fail(f);
-	if (rc == 0)
-		return 0;
-	snprintf(f->msg, sizeof(f->msg), "%s's filesystem fell to %llu MiB free, under the %llu MiB it "
-		 "keeps free (a twentieth); nothing was written", f->c->base.dir, avail >> 20, reserve >> 20);
-	f->stopped = true;
-	return -1;
+	p->cur = n;
+	p->g = &p->c->got[n - p->c->now.v];
+	p->size = 0;
+	sha256_init(&p->h);
 }
+
+int copy_pass_data(struct copy_pass *p, const char *buf, size_t n)
+{
+	long long max = p->c->a->cfg.max_size;
+	p->read += n;
+	if (max > 0 && p->read > (unsigned long long)max) {
+		snprintf(p->msg, sizeof(p->msg), "the workspace's changed files come to more than max_size, "
+			 "%.1f MiB; nothing was done: pass --max-size, or name PATHs", max / 1048576.0);
+		p->stopped = true;
+		return -1;
+	}
+	sha256_update(&p->h, buf, n);
+	p->size += n;
+	return 0;
+}
+
+struct copy_entry *copy_pass_end(struct copy_pass *p, char sha[65])
+{
+	unsigned char d[32];
+	sha256_final(&p->h, d);
+	sha256_hex(d, sha);
+	struct copy_entry *n = p->cur;
+	p->cur = NULL;
+	return n;
+}
+
+static int pass_body(void *ctx, const char *buf, size_t n)
+{
+	struct copy_pass *p = ctx;
+	char msg[200];
+	if (tar_feed(p->tr, buf, n, msg, sizeof(msg)) < 0) {
+		if (!p->msg[0])
+			snprintf(p->msg, sizeof(p->msg), "the workspace's tar stream: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+void copy_pass_name(struct sbuf *names, const char *path)
+{
+	sbuf_adds(names, "./");
+	sbuf_add(names, path, strlen(path) + 1);
+}
+
+int copy_pass_run(struct copy_pass *p, const struct sbuf *names, const struct tar_sink *sink,
+		  struct err *e)
+{
+	struct copy_ctx *c = p->c;
+	p->tr = xmalloc(sizeof(*p->tr));
+	tar_init(p->tr, sink);
+	struct feed feed;
+	feed_init_buf_raw(&feed, names->buf, names->len);
+	char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
+	/* Its stdin is raw: never on the channel, whose frames it is not. */
+	struct tool_out out = {.body = pass_body, .ctx = p, .own_exec = true};
+	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
+	char msg[300];
+	const char *head = out.head.buf ? out.head.buf : "";
+	if (rc == 0 && p->msg[0])
+		rc = err_set(e, p->stopped ? ERR_FAILED : ERR_WORKSPACE, "%s", p->msg);
+	else if (rc == 0 && strcmp(head, "OK") != 0)
+		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the packing script");
+	else if (rc == 0 && tar_finish(p->tr, msg, sizeof(msg)) < 0)
+		rc = err_set(e, ERR_WORKSPACE, "the workspace's tar stream: %s", msg);
+	tool_out_free(&out);
+	feed_free(&feed);
+	free(p->tr);
+	p->tr = NULL;
+	return rc;
+}
+
+/* ---- the first pass: what each path is ---- */
 
 /* A hard link of the stream ('1') to a file it brought before: a file
  * of its own with the same bytes (apply writes two files, as the copy
  * had them, never one linked to the other). A link to anything else is
  * not there. */
-static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct copy_got *g)
+static int fetch_hardlink(struct copy_pass *p, struct copy_entry *n, struct copy_got *g)
 {
-	const char *ln = f->tr->link;
-	while (ln[0] == '.' && ln[1] == '/')
-		ln += 2;
-	struct copy_entry *src = copy_tree_find(&f->c->now, ln);
-	struct copy_got *sg = src ? &f->c->got[src - f->c->now.v] : NULL;
-	if (f->stage) {
-		/* Its bytes, staged once more: counted again. */
-		if (!src || src == n || !sg->staged || !sg->stage[0] || strcmp(src->sha, n->sha) != 0)
-			return stage_changed(f, n);
-		snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
-		int in = openat(f->c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
-		int out = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		int rc = in >= 0 && out >= 0 ? 0 : stage_fail(f);
-		char buf[READ_BUF];
-		ssize_t r;
-		while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0)
-			if ((r < 0 && errno != EINTR) || (r > 0 && write_all(out, buf, (size_t)r) < 0))
-				rc = stage_fail(f);
-			else if (r > 0)
-				rc = stage_room(f, (unsigned long long)r);
-		if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
-			rc = stage_fail(f);
-		if (out >= 0 && close(out) < 0 && rc == 0)
-			rc = stage_fail(f);
-		if (in >= 0)
-			close(in);
-		return rc;
-	}
+	struct copy_entry *src = copy_pass_link(p);
+	struct copy_got *sg = src ? &p->c->got[src - p->c->now.v] : NULL;
 	free(n->target);
 	n->target = NULL;
 	if (!src || src == n || !sg->fetched || src->type != 'f') {
@@ -366,9 +385,9 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct copy_got
 	n->mode = src->mode;
 	n->size = src->size;
 	memcpy(n->sha, src->sha, sizeof(n->sha));
-	if (f->c->keep && !sg->cut && f->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
+	if (p->c->keep && !sg->cut && p->c->kept + sg->data.len <= SHOW_TOTAL_MAX) {
 		sbuf_add(&g->data, sg->data.buf ? sg->data.buf : "", sg->data.len);
-		f->c->kept += sg->data.len;
+		p->c->kept += sg->data.len;
 	} else {
 		g->cut = true;
 		g->full = !sg->cut || sg->full;
@@ -376,113 +395,60 @@ static int fetch_hardlink(struct fetch *f, struct copy_entry *n, struct copy_got
 	return 0;
 }
 
-/* The second pass: only the files to write, each what the first saw. */
-static int stage_entry(struct fetch *f, struct copy_entry *n, struct copy_got *g, char type)
-{
-	if (!g->want || g->staged)
-		return 0;
-	g->staged = true;
-	if (type == '1')
-		return fetch_hardlink(f, n, g);
-	if (type != '0' && type != '\0' && type != '7')
-		return stage_changed(f, n);
-	f->cur = n;
-	f->g = g;
-	f->size = 0;
-	sha256_init(&f->h);
-	snprintf(g->stage, sizeof(g->stage), "%u", f->staged++);
-	f->fd = openat(f->c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	return f->fd < 0 ? stage_fail(f) : 0;
-}
-
 static int fetch_entry(void *ctx, const char *name, char type, unsigned long long size)
 {
-	struct fetch *f = ctx;
+	struct copy_pass *p = ctx;
 	(void)size;
-	f->cur = NULL;
-	while (name[0] == '.' && name[1] == '/')
-		name += 2;
-	/* GNU tar ends a directory's name with '/'. */
-	char path[COPY_PATH_MAX + 2];
-	size_t len = strlen(name);
-	if (len > COPY_PATH_MAX + 1)
-		return 0;
-	memcpy(path, name, len + 1);
-	if (len > 1 && path[len - 1] == '/')
-		path[len - 1] = '\0';
-	struct copy_entry *n = copy_tree_find(&f->c->now, path);
+	p->cur = NULL;
+	struct copy_entry *n = copy_pass_find(p, name);
 	if (!n)
 		return 0; /* not asked for: skipped */
-	struct copy_got *g = &f->c->got[n - f->c->now.v];
-	if (f->stage)
-		return stage_entry(f, n, g, type);
-	if (g->fetched || !needs(f->c, n))
+	struct copy_got *g = &p->c->got[n - p->c->now.v];
+	if (g->fetched || !needs(p->c, n))
 		return 0;
 	g->fetched = true;
 	if (type == '1')
-		return fetch_hardlink(f, n, g);
+		return fetch_hardlink(p, n, g);
 	char t = type == '0' || type == '\0' || type == '7' ? 'f' : type == '5' ? 'd' : type == '2' ? 'l' : 'x';
 	if (t == 'l') {
 		/* A target is a path: no longer than one, and counted with
 		 * the listing's paths. */
-		size_t tl = strlen(f->tr->link) + 1;
-		if (tl > COPY_PATH_MAX + 1 || tl > f->c->room) {
-			snprintf(f->msg, sizeof(f->msg), "the workspace's links' targets are %s; nothing was done",
+		size_t tl = strlen(p->tr->link) + 1;
+		if (tl > COPY_PATH_MAX + 1 || tl > p->c->room) {
+			snprintf(p->msg, sizeof(p->msg), "the workspace's links' targets are %s; nothing was done",
 				 tl > COPY_PATH_MAX + 1 ? "longer than a path can be" : "more than the listing may hold");
 			return -1;
 		}
-		f->c->room -= tl;
+		p->c->room -= tl;
 	}
 	n->type = t;
-	n->mode = t == 'l' ? 0777 : f->tr->mode & 0777;
+	n->mode = t == 'l' ? 0777 : p->tr->mode & 0777;
 	free(n->target);
-	n->target = t == 'l' ? xstrdup(f->tr->link) : NULL;
+	n->target = t == 'l' ? xstrdup(p->tr->link) : NULL;
 	n->sha[0] = '\0';
 	n->size = 0;
-	if (t != 'f')
-		return 0;
-	f->cur = n;
-	f->g = g;
-	f->size = 0;
-	sha256_init(&f->h);
+	if (t == 'f')
+		copy_pass_begin(p, n);
 	return 0;
 }
 
 static int fetch_data(void *ctx, const char *buf, size_t n)
 {
-	struct fetch *f = ctx;
-	if (!f->cur)
+	struct copy_pass *p = ctx;
+	if (!p->cur)
 		return 0;
-	long long max = f->c->a->cfg.max_size;
-	f->read += n;
-	if (max > 0 && f->read > (unsigned long long)max) {
-		snprintf(f->msg, sizeof(f->msg), "the workspace's changed files come to more than max_size, "
-			 "%.1f MiB; nothing was done: pass --max-size, or name PATHs", max / 1048576.0);
-		f->stopped = true;
+	if (copy_pass_data(p, buf, n) < 0)
 		return -1;
-	}
-	if (f->stage) {
-		/* Never more than the first pass hashed. */
-		if (f->size + n > f->cur->size)
-			return stage_changed(f, f->cur);
-		sha256_update(&f->h, buf, n);
-		f->size += n;
-		if (write_all(f->fd, buf, n) < 0)
-			return stage_fail(f);
-		return stage_room(f, n);
-	}
-	sha256_update(&f->h, buf, n);
-	f->size += n;
-	struct copy_got *g = f->g;
-	if (!f->c->keep)
+	struct copy_got *g = p->g;
+	if (!p->c->keep)
 		g->cut = true;
-	else if (!g->cut && g->data.len + n <= SHOW_MAX && f->c->kept + n <= SHOW_TOTAL_MAX) {
+	else if (!g->cut && g->data.len + n <= SHOW_MAX && p->c->kept + n <= SHOW_TOTAL_MAX) {
 		sbuf_add(&g->data, buf, n);
-		f->c->kept += n;
+		p->c->kept += n;
 	} else if (!g->cut) {
 		g->cut = true;
 		g->full = g->data.len + n <= SHOW_MAX;
-		f->c->kept -= g->data.len;
+		p->c->kept -= g->data.len;
 		sbuf_free(&g->data);
 	}
 	return 0;
@@ -490,91 +456,43 @@ static int fetch_data(void *ctx, const char *buf, size_t n)
 
 static int fetch_end(void *ctx)
 {
-	struct fetch *f = ctx;
-	if (!f->cur)
+	struct copy_pass *p = ctx;
+	if (!p->cur)
 		return 0;
-	unsigned char d[32];
-	char sha[65];
-	sha256_final(&f->h, d);
-	sha256_hex(d, sha);
-	struct copy_entry *n = f->cur;
-	f->cur = NULL;
-	if (!f->stage) {
-		memcpy(n->sha, sha, sizeof(sha));
-		n->size = f->size;
-		return 0;
-	}
-	int rc = f->size == n->size && strcmp(sha, n->sha) == 0 ? 0 : stage_changed(f, n);
-	if (rc == 0 && fchmod(f->fd, n->mode) < 0)
-		rc = stage_fail(f);
-	if (close(f->fd) < 0 && rc == 0)
-		rc = stage_fail(f);
-	f->fd = -1;
-	return rc;
-}
-
-static int fetch_body(void *ctx, const char *buf, size_t n)
-{
-	struct fetch *f = ctx;
-	char msg[200];
-	if (tar_feed(f->tr, buf, n, msg, sizeof(msg)) < 0) {
-		if (!f->msg[0])
-			snprintf(f->msg, sizeof(f->msg), "the workspace's tar stream: %s", msg);
-		return -1;
-	}
+	unsigned long long size = p->size;
+	struct copy_entry *n = copy_pass_end(p, p->cur->sha);
+	n->size = size;
 	return 0;
 }
 
-/* The paths of now that travel (a pass's own choice), NUL-ended. */
-static size_t travel_names(const struct copy_ctx *c, bool stage, struct sbuf *names)
+/* The paths of now that travel, NUL-ended; how many. */
+static size_t travel_names(const struct copy_ctx *c, struct sbuf *names)
 {
 	size_t want = 0;
-	for (size_t i = 0; i < c->now.n; i++) {
-		const struct copy_entry *n = &c->now.v[i];
-		if (stage ? !c->got[i].want : !needs(c, n))
-			continue;
-		sbuf_adds(names, "./");
-		sbuf_add(names, n->path, strlen(n->path) + 1);
-		want++;
-	}
+	for (size_t i = 0; i < c->now.n; i++)
+		if (needs(c, &c->now.v[i])) {
+			copy_pass_name(names, c->now.v[i].path);
+			want++;
+		}
 	return want;
 }
 
-int copy_fetch_pass(struct copy_ctx *c, bool stage, struct err *e)
+static int fetch_pass(struct copy_ctx *c, struct err *e)
 {
 	struct sbuf names = {0};
-	if (!travel_names(c, stage, &names))
-		return 0;
-	struct fetch f = {.c = c, .stage = stage, .fd = -1};
-	f.tr = xmalloc(sizeof(*f.tr));
-	struct tar_sink sink = {.ctx = &f, .entry = fetch_entry, .data = fetch_data, .end = fetch_end};
-	tar_init(f.tr, &sink);
-	struct feed feed;
-	feed_init_buf_raw(&feed, names.buf, names.len);
-	char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
-	/* Its stdin is raw: never on the channel, whose frames it is not. */
-	struct tool_out out = {.body = fetch_body, .ctx = &f, .own_exec = true};
-	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
-	char msg[300];
-	const char *head = out.head.buf ? out.head.buf : "";
-	if (rc == 0 && f.msg[0])
-		rc = err_set(e, f.stopped ? ERR_FAILED : ERR_WORKSPACE, "%s", f.msg);
-	else if (rc == 0 && strcmp(head, "OK") != 0)
-		rc = err_set(e, ERR_WORKSPACE, "unexpected answer from the packing script");
-	else if (rc == 0 && tar_finish(f.tr, msg, sizeof(msg)) < 0)
-		rc = err_set(e, ERR_WORKSPACE, "the workspace's tar stream: %s", msg);
-	if (f.fd >= 0)
-		close(f.fd);
-	tool_out_free(&out);
-	feed_free(&feed);
-	free(f.tr);
+	int rc = 0;
+	if (travel_names(c, &names)) {
+		struct copy_pass p = {.c = c};
+		struct tar_sink sink = {.ctx = &p, .entry = fetch_entry, .data = fetch_data, .end = fetch_end};
+		rc = copy_pass_run(&p, &names, &sink, e);
+	}
 	sbuf_free(&names);
 	return rc;
 }
 
 int copy_fetch_now(struct copy_ctx *c, struct err *e)
 {
-	if (copy_fetch_pass(c, false, e) < 0)
+	if (fetch_pass(c, e) < 0)
 		return -1;
 	/* What had to travel and did not is an error, never a deletion: a
 	 * file tar could not read, or one gone since it was listed. What

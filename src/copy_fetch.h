@@ -17,6 +17,8 @@
 #include "app.h"
 #include "copy.h"
 #include "err.h"
+#include "sha256.h"
+#include "tar.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -61,11 +63,47 @@ int copy_ctx_open(struct copy_ctx *c, struct app *a, struct err *e);
 /* Removes what apply staged, too. */
 void copy_ctx_free(struct copy_ctx *c);
 
-/* What must travel, fetched; then what did not come (gone since the
- * listing, or of a kind left out) dropped. */
+/* The first pass: what must travel, fetched, each path's type, mode,
+ * target, size and SHA-256 taken from the stream (and, c->keep, its
+ * bytes); then what did not come (gone since the listing, or of a kind
+ * left out) dropped. */
 int copy_fetch_now(struct copy_ctx *c, struct err *e);
-/* One pass over the paths that travel: stage, apply's second one. */
-int copy_fetch_pass(struct copy_ctx *c, bool stage, struct err *e);
+
+/* A pass over the tar stream of some paths of now (SCRIPT_PACK): what
+ * every pass keeps. A pass's tar sink gets it as its ctx, first in a
+ * struct of its own when it keeps more. */
+struct copy_pass {
+	struct copy_ctx *c;
+	struct tar_reader *tr;    /* the entry's mode and link are here */
+	struct copy_entry *cur;   /* the file being read, or NULL: skipped */
+	struct copy_got *g;       /* cur's */
+	struct sha256 h;          /* of cur's bytes so far */
+	unsigned long long size;  /* how many */
+	unsigned long long read;  /* bytes of files the stream brought */
+	char msg[300];            /* why it stopped */
+	bool stopped;             /* by the command (exit 1), not by a bad stream */
+};
+/* The path of now a tar entry's name stands for ("./" before it, and a
+ * directory's trailing '/', dropped), or NULL: not asked for. */
+struct copy_entry *copy_pass_find(const struct copy_pass *p, const char *name);
+/* The path of now the entry's link names, or NULL. */
+struct copy_entry *copy_pass_link(const struct copy_pass *p);
+/* n's bytes come: cur, its hash begun. */
+void copy_pass_begin(struct copy_pass *p, struct copy_entry *n);
+/* n more of them, hashed and counted, the stream's under max_size: -1
+ * with msg set past it. */
+int copy_pass_data(struct copy_pass *p, const char *buf, size_t n);
+/* The whole file: its SHA-256 in hex, into sha; cur, now NULL,
+ * returned. */
+struct copy_entry *copy_pass_end(struct copy_pass *p, char sha[65]);
+/* Appends path to a pass's names, as SCRIPT_PACK reads them. */
+void copy_pass_name(struct sbuf *names, const char *path);
+/* Runs SCRIPT_PACK on names (each "./PATH" NUL-ended) with the stream
+ * into sink; p->c set, the rest zero. -1 with e set: ERR_FAILED when
+ * the sink stopped it (p->stopped), ERR_WORKSPACE when the stream or
+ * the script failed. */
+int copy_pass_run(struct copy_pass *p, const struct sbuf *names, const struct tar_sink *sink,
+		  struct err *e);
 
 /* Whether rel is one of the PATH arguments or under one. */
 bool copy_wanted(const struct copy_ctx *c, const char *rel);
