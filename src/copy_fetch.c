@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "feed.h"
+#include "hostdir.h"
 #include "scripts.h"
 #include "sha256.h"
 #include "tar.h"
@@ -27,9 +28,7 @@
 
 int copy_open_parent(int root, const char *rel, const char **leaf, bool mk)
 {
-	const char *slash = strrchr(rel, '/');
-	*leaf = slash ? slash + 1 : rel;
-	return open_dirs_at(root, rel, slash ? (size_t)(slash - rel) : 0, mk, 0755);
+	return hostdir_parent(root, rel, mk, 0755, leaf);
 }
 
 int copy_dir_state(int root, const char *rel, struct copy_entry *st, struct sbuf *keep, bool *cut)
