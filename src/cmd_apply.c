@@ -7,7 +7,6 @@
  * place; then the baseline becomes what was written. DIR is only ever
  * touched through descriptors opened one component at a time without
  * following links. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,10 +19,15 @@
 #include "copy.h"
 #include "copy_changes.h"
 #include "copy_fetch.h"
+#include "hostdir.h"
 #include "results.h"
 #include "sha256.h"
 #include "tools.h"
 
+/* The names apply gives what it stages in DIR (cmd_copy.c's patterns
+ * never copy the first), and a link's before it is in place. */
+#define APPLY_STAGE ".sandbox-apply-"
+#define APPLY_LINK_TMP ".sandbox-link-"
 /* Bytes staged between two looks at DIR's free space. */
 #define ROOM_EVERY ((unsigned long long)1 << 20)
 #define READ_BUF 65536
@@ -97,7 +101,7 @@ static int apply_fail(struct copy_change *ch, const char *dir, const char *what,
 static int apply_remove(struct copy_ctx *c, struct copy_change *ch, struct err *e)
 {
 	const char *leaf;
-	int pfd = copy_open_parent(c->root, ch->path, &leaf, false);
+	int pfd = hostdir_parent(c->root, ch->path, false, 0, &leaf);
 	if (pfd < 0)
 		return errno == ENOENT ? 0 : apply_fail(ch, c->base.dir, "cannot reach it", e);
 	struct stat sb;
@@ -120,34 +124,26 @@ static int apply_put(struct copy_ctx *c, struct copy_change *ch, bool force, str
 {
 	const struct copy_entry *n = ch->now;
 	const char *leaf;
-	int pfd = copy_open_parent(c->root, ch->path, &leaf, force);
+	int pfd = hostdir_parent(c->root, ch->path, force, 0755, &leaf);
 	if (pfd < 0)
 		return apply_fail(ch, c->base.dir, "cannot reach its directory", e);
 	int rc = 0;
-	struct stat sb;
+	enum hostdir_step step;
 	if (n->type == 'd') {
-		/* Its mode comes last (apply_modes): a directory the workspace
+		/* Its mode comes last (apply_all): a directory the workspace
 		 * made read-only must still take what goes in it. */
-		if (mkdirat(pfd, leaf, 0700) < 0 && errno != EEXIST)
+		if (hostdir_mkdir(pfd, leaf) < 0)
 			rc = apply_fail(ch, c->base.dir, "cannot make it", e);
 	} else if (n->type == 'f' && ch->kind == 'm') {
-		if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode) ||
-		    fchmodat(pfd, leaf, n->mode, 0) < 0)
+		if (hostdir_chmod(pfd, leaf, n->mode) < 0)
 			rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
 	} else if (n->type == 'f') {
-		/* Staged with its mode (fetch_end). */
-		if (renameat(c->stage_fd, c->got[ch->now_index].stage, pfd, leaf) < 0)
+		/* Staged with its mode (stage_end). */
+		if (hostdir_place(c->stage_fd, c->got[ch->now_index].stage, pfd, leaf) < 0)
 			rc = apply_fail(ch, c->base.dir, "cannot put it in place", e);
-	} else {
-		char tmp[48] = ".sandbox-link-";
-		if (random_hex(tmp + strlen(tmp), 16) < 0)
-			errno = EIO;
-		if (!tmp[14] || symlinkat(n->target, pfd, tmp) < 0)
-			rc = apply_fail(ch, c->base.dir, "cannot make the link", e);
-		else if (renameat(pfd, tmp, pfd, leaf) < 0) {
-			rc = apply_fail(ch, c->base.dir, "cannot put the link in place", e);
-			unlinkat(pfd, tmp, 0);
-		}
+	} else if (hostdir_symlink(pfd, leaf, n->target, APPLY_LINK_TMP, NULL, &step) < 0) {
+		rc = apply_fail(ch, c->base.dir, step == HOSTDIR_PLACE ? "cannot put the link in place"
+			       : "cannot make the link", e);
 	}
 	close(pfd);
 	return rc;
@@ -186,17 +182,11 @@ static int rebase(struct copy_ctx *c, struct copy_change *v, size_t n, struct er
 
 static int stage_open(struct copy_ctx *c, struct err *e)
 {
-	char hex[17];
-	if (random_hex(hex, 16) < 0)
+	if (hostdir_name(c->stage_name, sizeof(c->stage_name), APPLY_STAGE) < 0)
 		return err_set(e, ERR_FAILED, "cannot read /dev/urandom");
-	snprintf(c->stage_name, sizeof(c->stage_name), ".sandbox-apply-%s", hex);
-	if (mkdirat(c->root, c->stage_name, 0700) < 0)
+	c->stage_fd = hostdir_stage(c->root, c->stage_name);
+	if (c->stage_fd < 0)
 		return err_set(e, ERR_FAILED, "cannot write in %s: %s", c->base.dir, strerror(errno));
-	c->stage_fd = openat(c->root, c->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (c->stage_fd < 0) {
-		unlinkat(c->root, c->stage_name, AT_REMOVEDIR);
-		return err_set(e, ERR_FAILED, "cannot write in %s: %s", c->base.dir, strerror(errno));
-	}
 	return 0;
 }
 
@@ -235,9 +225,9 @@ static int apply_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 		if (!ch->now || ch->now->type != 'd' || ch->noop || !ch->done)
 			continue;
 		const char *leaf;
-		int pfd = copy_open_parent(c->root, ch->path, &leaf, false);
-		int fd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		if (fd < 0 || fchmod(fd, ch->now->mode) < 0) {
+		int pfd = hostdir_parent(c->root, ch->path, false, 0, &leaf);
+		int fd = pfd >= 0 ? hostdir_opendir(pfd, leaf) : -1;
+		if (fd < 0 || hostdir_meta(fd, ch->now->mode, NULL) < 0) {
 			ch->done = false;
 			if (rc == 0)
 				rc = apply_fail(ch, c->base.dir, "cannot set its mode", e);
@@ -313,7 +303,7 @@ static int stage_hardlink(struct stage *s, struct copy_entry *n, struct copy_got
 		return stage_changed(s, n);
 	snprintf(g->stage, sizeof(g->stage), "%u", s->staged++);
 	int in = openat(c->stage_fd, sg->stage, O_RDONLY | O_CLOEXEC);
-	int out = openat(c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int out = hostdir_create(c->stage_fd, g->stage);
 	int rc = in >= 0 && out >= 0 ? 0 : stage_fail(s);
 	char buf[READ_BUF];
 	ssize_t r;
@@ -322,7 +312,7 @@ static int stage_hardlink(struct stage *s, struct copy_entry *n, struct copy_got
 			rc = stage_fail(s);
 		else if (r > 0)
 			rc = stage_room(s, (unsigned long long)r);
-	if (out >= 0 && rc == 0 && fchmod(out, n->mode) < 0)
+	if (out >= 0 && rc == 0 && hostdir_meta(out, n->mode, NULL) < 0)
 		rc = stage_fail(s);
 	if (out >= 0 && close(out) < 0 && rc == 0)
 		rc = stage_fail(s);
@@ -349,7 +339,7 @@ static int stage_entry(void *ctx, const char *name, char type, unsigned long lon
 		return stage_changed(s, n);
 	copy_pass_begin(&s->p, n);
 	snprintf(g->stage, sizeof(g->stage), "%u", s->staged++);
-	s->fd = openat(s->p.c->stage_fd, g->stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	s->fd = hostdir_create(s->p.c->stage_fd, g->stage);
 	return s->fd < 0 ? stage_fail(s) : 0;
 }
 
@@ -377,7 +367,7 @@ static int stage_end(void *ctx)
 	unsigned long long size = s->p.size;
 	struct copy_entry *n = copy_pass_end(&s->p, sha);
 	int rc = size == n->size && strcmp(sha, n->sha) == 0 ? 0 : stage_changed(s, n);
-	if (rc == 0 && fchmod(s->fd, n->mode) < 0)
+	if (rc == 0 && hostdir_meta(s->fd, n->mode, NULL) < 0)
 		rc = stage_fail(s);
 	if (close(s->fd) < 0 && rc == 0)
 		rc = stage_fail(s);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hostdir.h"
 #include "sha256.h"
 #include "tools.h"
 
@@ -209,8 +210,8 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 	}
 	if (ch->kind == 'T' && ch->old_type == 'd') {
 		const char *leaf;
-		int pfd = copy_open_parent(c->root, ch->path, &leaf, false);
-		int dfd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		int pfd = hostdir_parent(c->root, ch->path, false, 0, &leaf);
+		int dfd = pfd >= 0 ? hostdir_opendir(pfd, leaf) : -1;
 		struct sbuf rel = {0};
 		sbuf_adds(&rel, ch->path);
 		if (dfd >= 0 && !only_known(c, dfd, &rel)) {
@@ -240,7 +241,7 @@ static void check_one(const struct copy_ctx *c, struct copy_change *v, size_t n,
 		ch->why = "made in DIR since the copy";
 	} else if (!ch->old && rc == 0 && strchr(ch->path, '/') && !parent_made(v, n, ch->path)) {
 		const char *leaf;
-		int pfd = copy_open_parent(c->root, ch->path, &leaf, false);
+		int pfd = hostdir_parent(c->root, ch->path, false, 0, &leaf);
 		if (pfd < 0) {
 			ch->conflict = true;
 			ch->why = "its directory is gone from DIR";

@@ -6,7 +6,6 @@
  * component at a time without following links. */
 #include "copy_fetch.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,16 +25,11 @@
 
 /* ---- DIR, one component at a time ---- */
 
-int copy_open_parent(int root, const char *rel, const char **leaf, bool mk)
-{
-	return hostdir_parent(root, rel, mk, 0755, leaf);
-}
-
 int copy_dir_state(int root, const char *rel, struct copy_entry *st, struct sbuf *keep, bool *cut)
 {
 	*st = (struct copy_entry){0};
 	const char *leaf;
-	int pfd = copy_open_parent(root, rel, &leaf, false);
+	int pfd = hostdir_parent(root, rel, false, 0, &leaf);
 	if (pfd < 0)
 		return errno == ENOENT ? 0 : -1;
 	struct stat sb;
@@ -119,16 +113,8 @@ void copy_ctx_free(struct copy_ctx *c)
 			sbuf_free(&c->got[i].data);
 	free(c->got);
 	if (c->stage_fd >= 0) {
-		DIR *d = fdopendir(c->stage_fd);
-		struct dirent *de;
-		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(c->stage_fd, de->d_name, 0);
-		if (d)
-			closedir(d);
-		else
-			close(c->stage_fd);
-		unlinkat(c->root, c->stage_name, AT_REMOVEDIR);
+		close(c->stage_fd);
+		hostdir_remove(c->root, c->stage_name);
 	}
 	if (c->root >= 0)
 		close(c->root);

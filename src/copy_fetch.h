@@ -112,11 +112,6 @@ bool copy_wanted(const struct copy_ctx *c, const char *rel);
  * change of it is taken. */
 bool copy_on_way(const struct copy_ctx *c, const char *rel);
 
-/* The directory that holds rel, opened from root without following a
- * link; its last part in *leaf. -1 with errno: ENOENT (a part missing),
- * ELOOP or ENOTDIR (a link or a file on the way). mk: make missing
- * directories (0755). */
-int copy_open_parent(int root, const char *rel, const char **leaf, bool mk);
 /* What DIR holds at rel now: *st->type 0 when nothing. A file's bytes
  * go into keep (at most SHOW_MAX; *cut when there were more) when keep
  * is not NULL. -1 with errno when it cannot be read; ELOOP/ENOTDIR
