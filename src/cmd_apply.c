@@ -440,6 +440,51 @@ static int stage_all(struct copy_ctx *c, struct apply_result *r, struct err *e)
 	return 0;
 }
 
+int apply_copy(struct copy_ctx *c, struct apply_result *r, struct err *e)
+{
+	const char *expect = c->a->o.apply.expect;
+	/* The first pass: what the changes are, and what is in their way,
+	 * before a byte is staged. */
+	int rc = copy_fetch_now(c, e);
+	if (rc == 0) {
+		r->n = copy_changes_of(c, &r->v);
+		rc = copy_changes_fit(r->v, r->n, e);
+	}
+	if (rc == 0) {
+		copy_check_all(c, r->v, r->n);
+		for (size_t i = 0; i < r->n; i++) {
+			r->conflicts += r->v[i].conflict;
+			r->refused += r->v[i].refused;
+		}
+		struct copy_review rv = {0};
+		copy_review_of(r->v, r->n, &rv);
+		memcpy(r->id, rv.id, sizeof(r->id));
+		if (expect && strcmp(expect, rv.id) != 0)
+			rc = expect_fail(c, expect, &rv, e);
+		copy_review_free(&rv);
+		r->workspace = c->a->ws_name;
+		r->dir = xstrdup(c->base.dir);
+	}
+	bool go = rc == 0 && !r->check && ((!r->refused && !r->conflicts) || r->force);
+	if (go)
+		rc = stage_all(c, r, e);
+	if (go && rc == 0) {
+		/* A write that fails half-way: what was written is the result,
+		 * and the baseline; the failure is its last line. */
+		struct err failed = {0};
+		if (apply_all(c, r, &failed) < 0)
+			r->error = xstrdup(failed.msg);
+		r->applied = !r->error;
+		struct err saving = {0};
+		if (rebase(c, r->v, r->n, &saving) < 0 && !r->error)
+			r->error = xasprintf("%s; the changes above were written", saving.msg);
+	}
+	/* The entries changes point into are gone with c. */
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].old = r->v[i].now = NULL;
+	return rc;
+}
+
 int do_apply(struct app *a, struct apply_result *r, struct err *e)
 {
 	*r = (struct apply_result){.check = a->o.apply.check, .force = a->o.apply.force};
@@ -449,45 +494,8 @@ int do_apply(struct app *a, struct apply_result *r, struct err *e)
 			       "prints", expect);
 	struct copy_ctx c;
 	int rc = copy_ctx_open(&c, a, e);
-	/* The first pass: what the changes are, and what is in their way,
-	 * before a byte is staged. */
 	if (rc == 0)
-		rc = copy_fetch_now(&c, e);
-	if (rc == 0) {
-		r->n = copy_changes_of(&c, &r->v);
-		rc = copy_changes_fit(r->v, r->n, e);
-	}
-	if (rc == 0) {
-		copy_check_all(&c, r->v, r->n);
-		for (size_t i = 0; i < r->n; i++) {
-			r->conflicts += r->v[i].conflict;
-			r->refused += r->v[i].refused;
-		}
-		struct copy_review rv = {0};
-		copy_review_of(r->v, r->n, &rv);
-		memcpy(r->id, rv.id, sizeof(r->id));
-		if (expect && strcmp(expect, rv.id) != 0)
-			rc = expect_fail(&c, expect, &rv, e);
-		copy_review_free(&rv);
-		r->workspace = a->ws_name;
-		r->dir = xstrdup(c.base.dir);
-	}
-	bool go = rc == 0 && !r->check && ((!r->refused && !r->conflicts) || r->force);
-	if (go)
-		rc = stage_all(&c, r, e);
-	if (go && rc == 0) {
-		/* A write that fails half-way: what was written is the result,
-		 * and the baseline; the failure is its last line. */
-		struct err failed = {0};
-		if (apply_all(&c, r, &failed) < 0)
-			r->error = xstrdup(failed.msg);
-		r->applied = !r->error;
-		struct err saving = {0};
-		if (rebase(&c, r->v, r->n, &saving) < 0 && !r->error)
-			r->error = xasprintf("%s; the changes above were written", saving.msg);
-	}
-	for (size_t i = 0; i < r->n; i++)
-		r->v[i].old = r->v[i].now = NULL;
+		rc = apply_copy(&c, r, e);
 	copy_ctx_free(&c);
 	if (rc < 0) {
 		apply_result_free(r);

@@ -190,7 +190,7 @@ static int manifest_body(void *ctx, const char *buf, size_t n)
 	return copy_manifest_feed(&l->m, buf, n, &l->err);
 }
 
-static int list_now(struct copy_ctx *c, struct err *e)
+int copy_ctx_list(struct copy_ctx *c, struct err *e)
 {
 	struct strvec args = {0};
 	strvec_push(&args, "/bin/sh");
@@ -204,7 +204,7 @@ static int list_now(struct copy_ctx *c, struct err *e)
 	struct listing l = {0};
 	copy_manifest_init(&l.m, &c->excl, COPY_LIST_EXTRA + copy_tree_cost(&c->base.tree));
 	struct tool_out out = {.body = manifest_body, .ctx = &l};
-	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args.v, args.n, NULL, false, &out, e);
+	int rc = c->run(c, args.v, args.n, NULL, &out, e);
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0 && l.m.failed)
 		rc = -1, *e = l.err;
@@ -334,7 +334,7 @@ int copy_pass_run(struct copy_pass *p, const struct sbuf *names, const struct ta
 	char *args[] = {"/bin/sh", "-c", (char *)SCRIPT_PACK, "sh", "."};
 	/* Its stdin is raw: never on the channel, whose frames it is not. */
 	struct tool_out out = {.body = pass_body, .ctx = p, .own_exec = true};
-	int rc = tool_run(c->a, &c->ws, PROTO_COMMAND, args, ARRAY_LEN(args), &feed, false, &out, e);
+	int rc = c->run(c, args, ARRAY_LEN(args), &feed, &out, e);
 	char msg[300];
 	const char *head = out.head.buf ? out.head.buf : "";
 	if (rc == 0 && p->msg[0])
@@ -527,9 +527,20 @@ int copy_fetch_now(struct copy_ctx *c, struct err *e)
 	return 0;
 }
 
+static int run_in_ws(struct copy_ctx *c, char *const *args, size_t nargs, struct feed *feed,
+		     struct tool_out *out, struct err *e)
+{
+	return tool_run(c->a, &c->ws, PROTO_COMMAND, args, nargs, feed, false, out, e);
+}
+
+void copy_ctx_init(struct copy_ctx *c, struct app *a)
+{
+	*c = (struct copy_ctx){.a = a, .stage_fd = -1, .root = -1, .only = &a->o.args, .run = run_in_ws};
+}
+
 int copy_ctx_open(struct copy_ctx *c, struct app *a, struct err *e)
 {
-	*c = (struct copy_ctx){.a = a, .stage_fd = -1, .root = -1, .only = &a->o.args};
+	copy_ctx_init(c, a);
 	if (clean_paths(&a->o.args, e) < 0)
 		return -1;
 	if (!a->ref && !a->ws_pin)
@@ -552,6 +563,6 @@ int copy_ctx_open(struct copy_ctx *c, struct app *a, struct err *e)
 		return err_set(e, ERR_FAILED, "%s, the copy's origin: %s", c->base.dir, strerror(errno));
 	if (copy_excl_init(&c->excl, &c->base.excludes, e) < 0)
 		return -1;
-	return list_now(c, e);
+	return copy_ctx_list(c, e);
 }
 

@@ -22,6 +22,9 @@
 #include "util.h"
 #include "workspace.h"
 
+struct feed;
+struct tool_out;
+
 /* A file's bytes kept to show its diff; a larger one is "too large". */
 #define SHOW_MAX ((size_t)4 << 20)
 /* All the workspace's bytes kept at once to show diffs: past them, a
@@ -55,11 +58,21 @@ struct copy_ctx {
 	int root;               /* DIR, or -1 */
 	const struct strvec *only; /* PATH arguments: only these, and what is under them */
 	bool keep;              /* diff: keep the bytes that travel, to show them */
+	/* How the workspace's scripts run: tool_run in ws. The workspace's
+	 * answers are all this context reads of it, so a test or a fuzz
+	 * target can forge them here. */
+	int (*run)(struct copy_ctx *c, char *const *args, size_t nargs, struct feed *feed,
+		   struct tool_out *out, struct err *e);
 };
 
 /* Opens everything a copy command needs, the workspace's listing
  * included. copy_ctx_free after it, whatever it returned. */
 int copy_ctx_open(struct copy_ctx *c, struct app *a, struct err *e);
+/* What copy_ctx_open does first: a context that holds nothing yet. */
+void copy_ctx_init(struct copy_ctx *c, struct app *a);
+/* What it does last, once the baseline, DIR and the patterns are in
+ * place: the workspace's listing, into c->now. */
+int copy_ctx_list(struct copy_ctx *c, struct err *e);
 /* Removes what apply staged, too. */
 void copy_ctx_free(struct copy_ctx *c);
 
