@@ -17,21 +17,37 @@
 
 /* ---- the way down ---- */
 
-int hostdir_open(int root, const char *path, size_t len, bool make, unsigned mode)
+/* Why path's first len bytes are no path under a directory: an empty,
+ * "." or ".." component (EINVAL), or one over NAME_MAX; 0 when fine. */
+static int path_bad(const char *path, size_t len)
 {
-	int cur = dup(root);
-	char comp[NAME_MAX + 1];
-	for (size_t i = 0; cur >= 0 && i < len;) {
+	for (size_t i = 0; i < len;) {
 		size_t n = 0;
 		while (i + n < len && path[i + n] != '/')
 			n++;
-		int bad = n > NAME_MAX ? ENAMETOOLONG
-			: n == 0 || (path[i] == '.' && (n == 1 || (n == 2 && path[i + 1] == '.'))) ? EINVAL : 0;
-		if (bad) {
-			close(cur);
-			errno = bad;
-			return -1;
-		}
+		if (n > NAME_MAX)
+			return ENAMETOOLONG;
+		if (n == 0 || (path[i] == '.' && (n == 1 || (n == 2 && path[i + 1] == '.'))))
+			return EINVAL;
+		i += n + 1;
+	}
+	return len && path[len - 1] == '/' ? EINVAL : 0;
+}
+
+int hostdir_open(int root, const char *path, size_t len, bool make, unsigned mode)
+{
+	/* All of it first: nothing is made for a path refused. */
+	int bad = path_bad(path, len);
+	if (bad) {
+		errno = bad;
+		return -1;
+	}
+	int cur = dup(root);
+	char comp[NAME_MAX + 1];
+	for (size_t i = 0; cur >= 0 && i < len;) {
+		size_t n = strcspn(path + i, "/");
+		if (n > len - i)
+			n = len - i;
 		memcpy(comp, path + i, n);
 		comp[n] = '\0';
 		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -50,6 +66,12 @@ int hostdir_parent(int root, const char *rel, bool make, unsigned mode, const ch
 {
 	const char *slash = strrchr(rel, '/');
 	*leaf = slash ? slash + 1 : rel;
+	/* The leaf too: "a/" or "a/.." would name no entry of a's. */
+	int bad = path_bad(rel, strlen(rel));
+	if (bad) {
+		errno = bad;
+		return -1;
+	}
 	return hostdir_open(root, rel, slash ? (size_t)(slash - rel) : 0, make, mode);
 }
 

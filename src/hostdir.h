@@ -25,7 +25,8 @@
  * "." or ".." component, so that no path climbs out of root). */
 int hostdir_open(int root, const char *path, size_t len, bool make, unsigned mode);
 /* The directory that holds rel, opened as hostdir_open does; rel's last
- * component in *leaf. */
+ * component in *leaf, checked as the others are (so that it names an
+ * entry of that directory, never "", "." or ".."). */
 int hostdir_parent(int root, const char *rel, bool make, unsigned mode, const char **leaf);
 
 /* A name of our own, prefix and 16 random hex digits, into buf (of size
