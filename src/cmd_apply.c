@@ -5,8 +5,8 @@
  * always. The files it writes travel a second time and are staged in
  * DIR, each checked against the first pass, before anything is put in
  * place; then the baseline becomes what was written. DIR is only ever
- * touched through descriptors opened one component at a time without
- * following links. */
+ * written through hostdir.h, as cp writes DEST: descriptors opened one
+ * component at a time without following links. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
