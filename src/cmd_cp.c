@@ -23,6 +23,7 @@
 #include "app.h"
 #include "copy.h"
 #include "extract.h"
+#include "hostdir.h"
 #include "feed.h"
 #include "results.h"
 #include "scripts.h"
@@ -197,12 +198,9 @@ static int out_start(struct cp_out *c)
 			       errno == ENOENT ? "no such directory" : strerror(errno));
 	}
 	c->top_as = top_as;
-	char hex[17];
-	if (random_hex(hex, 16) < 0)
+	if (hostdir_name(c->stage_name, sizeof(c->stage_name), EXTRACT_TMP) < 0)
 		return err_set(&c->err, ERR_FAILED, "cannot read /dev/urandom");
-	snprintf(c->stage_name, sizeof(c->stage_name), ".sandbox-cp-%s", hex);
-	if (mkdirat(c->root, c->stage_name, 0700) < 0 ||
-	    (c->stage_fd = openat(c->root, c->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if ((c->stage_fd = hostdir_stage(c->root, c->stage_name)) < 0) {
 		c->stage_name[0] = '\0';
 		return err_set(&c->err, ERR_FAILED, "%s: cannot write in it: %s", dest, strerror(errno));
 	}
@@ -410,7 +408,7 @@ static int copy_out(struct app *a, struct ws *ws, struct cp_spec *src, const cha
 	if (rc == 0 && stream && tarw_finish(&c.w) < 0)
 		rc = err_set(e, ERR_FAILED, "cannot write the output");
 	/* Whole: into place, then the directories' modes and times there. */
-	if (rc == 0 && c.have_x && extract_move(c.stage_fd, c.root, e) < 0)
+	if (rc == 0 && c.have_x && hostdir_move(c.stage_fd, c.root, e) < 0)
 		rc = -1;
 	c.x.root = c.root;
 	if (rc == 0 && c.have_x && extract_finish(&c.x, e) < 0)
@@ -428,7 +426,7 @@ static int copy_out(struct app *a, struct ws *ws, struct cp_spec *src, const cha
 	if (c.stage_fd >= 0)
 		close(c.stage_fd);
 	if (c.stage_name[0])
-		extract_remove(c.root, c.stage_name);
+		hostdir_remove(c.root, c.stage_name);
 	if (rc < 0 && c.made)
 		rmdir(c.made);
 	free(c.made);

@@ -1,7 +1,6 @@
 /* extract.c: see extract.h. */
 #include "extract.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "hostdir.h"
 #include "tools.h"
 
 const char *extract_name(const char *name, struct sbuf *out)
@@ -121,11 +120,11 @@ static int failed(struct extract *x, struct err *e, const char *what)
 	return -1;
 }
 
-/* The directory at path under root (util.h's open_dirs_at); missing
- * ones made, as tar does, with the default mode, when make. */
+/* The directory at path under root (hostdir_open); missing ones made,
+ * as tar does, with the default mode, when make. */
 static int open_dir(struct extract *x, const char *path, bool make)
 {
-	return open_dirs_at(x->root, path, strlen(path), make, 0777);
+	return hostdir_open(x->root, path, strlen(path), make, 0777);
 }
 
 /* The parent directory of rel (an owned fd) and its leaf name. */
@@ -199,11 +198,8 @@ static void ino_add(struct extract *x, dev_t dev, ino_t ino)
 
 static int tmp_name(struct extract *x, struct err *e)
 {
-	memcpy(x->tmp, ".sandbox-cp-", 12);
-	if (random_hex(x->tmp + 12, 16) < 0) {
-		x->tmp[0] = '\0';
+	if (hostdir_name(x->tmp, sizeof(x->tmp), EXTRACT_TMP) < 0)
 		return refuse(x, e, "cannot read /dev/urandom");
-	}
 	return 0;
 }
 
@@ -211,8 +207,8 @@ static int tmp_name(struct extract *x, struct err *e)
  * there is replaced, a directory is not. */
 static int place(struct extract *x, struct err *e)
 {
-	if (renameat(x->dirfd, x->tmp, x->dirfd, x->leaf) < 0) {
-		if (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST)
+	if (hostdir_place(x->dirfd, x->tmp, x->dirfd, x->leaf) < 0) {
+		if (hostdir_dir_there(errno))
 			return refuse(x, e, "a directory is in its place");
 		return failed(x, e, "cannot put it in place");
 	}
@@ -239,8 +235,7 @@ static int dir_meta(struct extract *x, int fd, const char *rel, unsigned mode, l
 		sbuf_add(&x->dirs, rel, n);
 		return 0;
 	}
-	struct timespec t[2] = {{(time_t)mtime, 0}, {(time_t)mtime, 0}};
-	if (fchmod(fd, (mode & 0777) | 0700) < 0 || futimens(fd, t) < 0)
+	if (hostdir_meta(fd, (mode & 0777) | 0700, &mtime) < 0)
 		return failed(x, e, "cannot set its mode or time");
 	return 0;
 }
@@ -254,9 +249,9 @@ static int entry_dir(struct extract *x, const char *rel, unsigned mode, long lon
 	} else {
 		if (walk(x, rel, &x->dirfd, &x->leaf, e) < 0)
 			return -1;
-		if (mkdirat(x->dirfd, x->leaf, 0700) < 0 && errno != EEXIST)
+		if (hostdir_mkdir(x->dirfd, x->leaf) < 0)
 			return failed(x, e, "cannot create it");
-		fd = openat(x->dirfd, x->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = hostdir_opendir(x->dirfd, x->leaf);
 		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
 			return refuse(x, e, "a file or a symbolic link is in its place");
 	}
@@ -275,17 +270,19 @@ static int entry_symlink(struct extract *x, const char *rel, const char *link, l
 {
 	if (!*link)
 		return refuse(x, e, "a symbolic link to nothing");
-	if (walk(x, rel, &x->dirfd, &x->leaf, e) < 0 || tmp_name(x, e) < 0)
+	if (walk(x, rel, &x->dirfd, &x->leaf, e) < 0)
 		return -1;
-	if (symlinkat(link, x->dirfd, x->tmp) < 0) {
-		x->tmp[0] = '\0';
-		return failed(x, e, "cannot create the link");
+	enum hostdir_step step;
+	if (hostdir_symlink(x->dirfd, x->leaf, link, EXTRACT_TMP, &mtime, &step) < 0) {
+		if (step == HOSTDIR_NAME)
+			return refuse(x, e, "cannot read /dev/urandom");
+		if (step == HOSTDIR_MAKE)
+			return failed(x, e, "cannot create the link");
+		if (hostdir_dir_there(errno))
+			return refuse(x, e, "a directory is in its place");
+		return failed(x, e, "cannot put it in place");
 	}
-	x->open = true;
-	struct timespec t[2] = {{(time_t)mtime, 0}, {(time_t)mtime, 0}};
-	utimensat(x->dirfd, x->tmp, t, AT_SYMLINK_NOFOLLOW); /* not everywhere: no error */
-	if (place(x, e) < 0)
-		return -1;
+	drop(x);
 	x->links++;
 	return 0;
 }
@@ -339,7 +336,7 @@ static int entry_file(struct extract *x, const char *rel, unsigned mode, struct 
 {
 	if (walk(x, rel, &x->dirfd, &x->leaf, e) < 0 || tmp_name(x, e) < 0)
 		return -1;
-	x->fd = openat(x->dirfd, x->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	x->fd = hostdir_create(x->dirfd, x->tmp);
 	if (x->fd < 0) {
 		x->tmp[0] = '\0';
 		return failed(x, e, "cannot create it");
@@ -417,9 +414,7 @@ int extract_end(struct extract *x, struct err *e)
 	if (x->fd < 0)
 		return 0;
 	struct stat st;
-	struct timespec t[2] = {{(time_t)x->mtime_pending, 0}, {(time_t)x->mtime_pending, 0}};
-	if (fchmod(x->fd, x->mode_pending & 0777) < 0 || futimens(x->fd, t) < 0 ||
-	    fstat(x->fd, &st) < 0)
+	if (hostdir_meta(x->fd, x->mode_pending, &x->mtime_pending) < 0 || fstat(x->fd, &st) < 0)
 		return failed(x, e, "cannot set its mode or time");
 	if (close(x->fd) < 0) {
 		x->fd = -1;
@@ -459,8 +454,7 @@ int extract_finish(struct extract *x, struct err *e)
 		sbuf_add(&path, r + 16, len);
 		sbuf_adds(&path, "");
 		int fd = open_dir(x, path.buf, false);
-		struct timespec t[2] = {{(time_t)mtime, 0}, {(time_t)mtime, 0}};
-		if (fd < 0 || fchmod(fd, mode & 0777) < 0 || futimens(fd, t) < 0) {
+		if (fd < 0 || hostdir_meta(fd, mode, &mtime) < 0) {
 			int saved = errno;
 			sbuf_reset(&x->shown);
 			tool_show_path(&x->shown, *path.buf ? path.buf : ".", false);
@@ -473,176 +467,4 @@ int extract_finish(struct extract *x, struct err *e)
 	sbuf_free(&path);
 	free(at);
 	return rc;
-}
-
-/* ---- staging ---- */
-
-/* The entries of the directory at path under root (names, and a 'd'
- * or '-' for each in kinds); made writable first when ours (a staged
- * one, whose entries move out). No descriptor stays open, so that no
- * depth of tree runs out of them. */
-static int list_dir(int root, const char *path, bool ours, struct strvec *names, struct sbuf *kinds)
-{
-	int fd = open_dirs_at(root, path, strlen(path), false, 0);
-	if (fd < 0)
-		return -1;
-	if (ours)
-		fchmod(fd, 0700);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	/* A dup of root shares its offset with every other. */
-	rewinddir(d);
-	struct dirent *de;
-	struct stat st;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		bool dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-		strvec_push(names, de->d_name);
-		sbuf_addc(kinds, dir ? 'd' : '-');
-	}
-	closedir(d);
-	return 0;
-}
-
-static void path_join(struct sbuf *out, const char *path, const char *name)
-{
-	sbuf_reset(out);
-	sbuf_adds(out, path);
-	if (*path)
-		sbuf_addc(out, '/');
-	sbuf_adds(out, name);
-}
-
-/* What `to` has at rel: 'd' a directory, '-' something else, 0 nothing,
- * -1 when it cannot be seen. */
-static int kind_at(int root, const char *rel)
-{
-	const char *slash = strrchr(rel, '/');
-	int pfd = open_dirs_at(root, rel, slash ? (size_t)(slash - rel) : 0, false, 0);
-	if (pfd < 0)
-		return errno == ENOENT ? 0 : -1;
-	struct stat st;
-	int rc = fstatat(pfd, slash ? slash + 1 : rel, &st, AT_SYMLINK_NOFOLLOW);
-	int saved = errno;
-	close(pfd);
-	if (rc < 0)
-		return saved == ENOENT ? 0 : -1;
-	return S_ISDIR(st.st_mode) ? 'd' : '-';
-}
-
-static int move_one(int from, int to, const char *rel)
-{
-	const char *slash = strrchr(rel, '/'), *leaf = slash ? slash + 1 : rel;
-	size_t plen = slash ? (size_t)(slash - rel) : 0;
-	int f = open_dirs_at(from, rel, plen, false, 0), t = open_dirs_at(to, rel, plen, false, 0);
-	int rc = f >= 0 && t >= 0 ? renameat(f, leaf, t, leaf) : -1;
-	int saved = errno;
-	if (f >= 0)
-		close(f);
-	if (t >= 0)
-		close(t);
-	errno = saved;
-	return rc;
-}
-
-/* One directory of the staging tree into its place: check (nothing
- * moves, a clash is named) or move. */
-/* Whether to's directory at path is on from's filesystem, where a rename
- * into it can go (a mount point in DEST is not): -1 with errno if not. */
-static int same_fs(int from, int to, const char *path)
-{
-	struct stat a, b;
-	int fd = open_dirs_at(to, path, strlen(path), false, 0);
-	if (fd < 0)
-		return -1;
-	int rc = fstat(from, &a) == 0 && fstat(fd, &b) == 0 ? 0 : -1;
-	close(fd);
-	if (rc == 0 && a.st_dev != b.st_dev) {
-		errno = EXDEV;
-		rc = -1;
-	}
-	return rc;
-}
-
-static int merge(int from, int to, const char *path, bool check, struct sbuf *clash)
-{
-	struct strvec names = {0};
-	struct sbuf kinds = {0}, rel = {0};
-	if (check && same_fs(from, to, path) < 0) {
-		tool_show_path(clash, *path ? path : ".", false);
-		return -1;
-	}
-	int rc = list_dir(from, path, !check, &names, &kinds);
-	for (size_t i = 0; rc == 0 && i < names.n; i++) {
-		path_join(&rel, path, names.v[i]);
-		int there = kind_at(to, rel.buf);
-		bool dir = kinds.buf[i] == 'd';
-		if (there < 0 || (there && (there == 'd') != dir)) {
-			if (!clash->len)
-				tool_show_path(clash, rel.buf, false);
-			rc = -1;
-			errno = there < 0 ? errno : dir ? ENOTDIR : EISDIR;
-		} else if (dir && there == 'd') {
-			rc = merge(from, to, rel.buf, check, clash);
-		} else if (!check) {
-			rc = move_one(from, to, rel.buf);
-			if (rc < 0 && !clash->len)
-				tool_show_path(clash, rel.buf, false);
-		}
-	}
-	strvec_clear(&names);
-	sbuf_free(&kinds);
-	sbuf_free(&rel);
-	return rc;
-}
-
-int extract_move(int from, int to, struct err *e)
-{
-	struct sbuf clash = {0};
-	int rc = merge(from, to, "", true, &clash);
-	const char *what = errno == ENOTDIR ? "a file or a link is where a directory comes"
-			 : errno == EISDIR ? "a directory is where a file or a link comes"
-			 : errno == EXDEV ? "another filesystem is mounted there: copy into it alone"
-					  : strerror(errno);
-	if (rc < 0)
-		err_set(e, ERR_FAILED, "%s: %s; nothing was written", clash.len ? clash.buf : ".", what);
-	else if ((rc = merge(from, to, "", false, &clash)) < 0)
-		err_set(e, ERR_FAILED, "%s: cannot put it in place: %s; what came before it was written",
-			clash.len ? clash.buf : ".", strerror(errno));
-	sbuf_free(&clash);
-	return rc;
-}
-
-static void remove_in(int root, const char *path)
-{
-	struct strvec names = {0};
-	struct sbuf kinds = {0}, rel = {0};
-	if (list_dir(root, path, true, &names, &kinds) == 0)
-		for (size_t i = 0; i < names.n; i++) {
-			path_join(&rel, path, names.v[i]);
-			if (kinds.buf[i] == 'd')
-				remove_in(root, rel.buf);
-			int fd = open_dirs_at(root, path, strlen(path), false, 0);
-			if (fd >= 0) {
-				unlinkat(fd, names.v[i], kinds.buf[i] == 'd' ? AT_REMOVEDIR : 0);
-				close(fd);
-			}
-		}
-	strvec_clear(&names);
-	sbuf_free(&kinds);
-	sbuf_free(&rel);
-}
-
-void extract_remove(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	remove_in(fd, "");
-	close(fd);
-	unlinkat(dirfd, name, AT_REMOVEDIR);
 }

@@ -1,13 +1,15 @@
-/* extract.h: writes the entries of a tar stream from a workspace under a
- * directory of the host, and nowhere else, whatever the stream says.
- * Everything is opened relative to the directory's fd, component by
- * component with O_NOFOLLOW: no entry's path goes through a symbolic
- * link, '..', or from '/'. A file is written under a temporary name in
- * its directory and renamed over its own when whole: none is ever seen
- * half-written. Modes (the permission bits; set-id and sticky bits are
- * dropped) and mtimes are kept, a directory's after its contents. A hard
- * link may only name a file this run wrote. Devices and FIFOs are
- * skipped and counted. The first entry refused stops it all, named. */
+/* extract.h: cp's writer: the entries of a tar stream from a workspace
+ * under a directory of the host, and nowhere else, whatever the stream
+ * says. Each entry's name is checked first (extract_name, extract_map),
+ * then written through hostdir.h, as apply's files are: everything is
+ * opened relative to the directory's fd, component by component with
+ * O_NOFOLLOW, so that no path goes through a symbolic link, '..', or
+ * from '/'. A file is written under a temporary name in its directory
+ * and renamed over its own when whole: none is ever seen half-written.
+ * Modes (the permission bits; set-id and sticky bits are dropped) and
+ * mtimes are kept, a directory's after its contents. A hard link may
+ * only name a file this run wrote. Devices and FIFOs are skipped and
+ * counted. The first entry refused stops it all, named. */
 #ifndef SANDBOX_EXTRACT_H
 #define SANDBOX_EXTRACT_H
 
@@ -26,6 +28,8 @@
 #define EXTRACT_NAME_MAX 4096
 /* Files remembered for hard links to them. */
 #define EXTRACT_INODES_MAX (1u << 18)
+/* The prefix of a temporary's name, and of cp's staging directory. */
+#define EXTRACT_TMP ".sandbox-cp-"
 
 struct extract_ino {
 	dev_t dev;
@@ -72,18 +76,6 @@ int extract_end(struct extract *x, struct err *e);
 int extract_finish(struct extract *x, struct err *e);
 /* Removes a file left half-written (a stream cut short), frees. */
 void extract_free(struct extract *x);
-
-/* Moves the tree under the directory from into the directory to: a
- * directory to has already is merged, anything else takes the place of
- * what is there. First it looks for a clash (a directory where a file or
- * a link comes, or the other way round; a link is never followed), so
- * that on one nothing moves; -1 with e set. Both are staged the same
- * way (cp out extracts into a directory of its own beside DEST, so that
- * a stop leaves DEST as it was). */
-int extract_move(int from, int to, struct err *e);
-/* Removes the directory name in dirfd and all under it, following no
- * link. */
-void extract_remove(int dirfd, const char *name);
 
 /* Pure: the path an entry name stands for, into out: "./" and "."
  * components and repeated or trailing '/' dropped, "" for the top

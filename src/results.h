@@ -337,6 +337,12 @@ int cp_seed(struct app *a, struct ws *ws, const char *dir, const char *dest,
 int do_diff(struct app *a, struct diff_result *res, struct err *e);
 /* Status 1 when conflicts (without --force) or refusals stopped it. */
 int do_apply(struct app *a, struct apply_result *res, struct err *e);
+/* do_apply's work once the copy's context is open (copy_fetch.h), res
+ * begun as do_apply begins it: from the first pass to the baseline's
+ * save; -1 with e set, else res filled. The fuzz target calls it with a
+ * workspace it forges (copy_ctx's run). */
+struct copy_ctx;
+int apply_copy(struct copy_ctx *c, struct apply_result *res, struct err *e);
 void copy_changes_free(struct copy_change *v, size_t n);
 /* Makes every check; 1 when one of them failed. */
 int do_doctor(struct app *a, struct doctor_result *res, struct err *e);

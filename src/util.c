@@ -301,33 +301,6 @@ bool write_some(int fd, const char *buf, size_t len, size_t *off)
 	return true;
 }
 
-int open_dirs_at(int root, const char *path, size_t len, bool make, unsigned mode)
-{
-	int cur = dup(root);
-	char comp[NAME_MAX + 1];
-	for (size_t i = 0; cur >= 0 && i < len;) {
-		size_t n = 0;
-		while (i + n < len && path[i + n] != '/')
-			n++;
-		if (n > NAME_MAX) {
-			close(cur);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(comp, path + i, n);
-		comp[n] = '\0';
-		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && make && mkdirat(cur, comp, (mode_t)mode) == 0)
-			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int saved = errno;
-		close(cur);
-		errno = saved;
-		cur = next;
-		i += n + 1;
-	}
-	return cur;
-}
-
 int write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

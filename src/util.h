@@ -60,13 +60,6 @@ bool parse_duration(const char *s, long *out);
 /* Fill buf with n random lowercase hex digits and a NUL; -1 on failure. */
 int random_hex(char *buf, size_t n);
 
-/* Opens the directory at the first len bytes of path ("a/b"; empty:
- * root itself) under root, component by component, never following a
- * link; when make, creates missing ones with mode. An owned fd, or -1
- * with errno (ELOOP or ENOTDIR: a link or a file where a directory
- * should be; ENAMETOOLONG: a component over NAME_MAX). */
-int open_dirs_at(int root, const char *path, size_t len, bool make, unsigned mode);
-
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);
 /* Writes buf[*off..len) to a non-blocking fd as far as it takes now,

@@ -32,6 +32,22 @@ static inline void tar_make_header(struct sbuf *a, const char *name, char type, 
 	sbuf_add(a, h, sizeof(h));
 }
 
+/* Sets the permission bits of the header at offset at of a (one
+ * tar_make_header wrote), and its checksum anew. */
+static inline void tar_make_mode(struct sbuf *a, size_t at, unsigned mode)
+{
+	unsigned char *h = (unsigned char *)a->buf + at;
+	char oct[16];
+	snprintf(oct, sizeof(oct), "%07o", mode & 07777);
+	memcpy(h + 100, oct, 7);
+	memset(h + 148, ' ', 8);
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+}
+
 /* n bytes of content and the padding to a block. */
 static inline void tar_make_payload(struct sbuf *a, const char *data, size_t n)
 {
