@@ -8,6 +8,17 @@
 
 #include "util.h"
 
+/* The checksum of the 512-byte header h, written into it. */
+static inline void tar_make_sum(unsigned char *h)
+{
+	memset(h + 148, ' ', 8);
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+}
+
 /* A header: name (cut at 100 bytes), typeflag, size in octal. */
 static inline void tar_make_header(struct sbuf *a, const char *name, char type, unsigned long long size)
 {
@@ -23,12 +34,7 @@ static inline void tar_make_header(struct sbuf *a, const char *name, char type, 
 	memcpy(h + 136, "00000000000", 11);
 	h[156] = (unsigned char)type;
 	memcpy(h + 257, "ustar\0" "00", 8);
-	memset(h + 148, ' ', 8);
-	unsigned sum = 0;
-	for (int i = 0; i < 512; i++)
-		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	h[155] = ' ';
+	tar_make_sum(h);
 	sbuf_add(a, h, sizeof(h));
 }
 
@@ -40,12 +46,7 @@ static inline void tar_make_mode(struct sbuf *a, size_t at, unsigned mode)
 	char oct[16];
 	snprintf(oct, sizeof(oct), "%07o", mode & 07777);
 	memcpy(h + 100, oct, 7);
-	memset(h + 148, ' ', 8);
-	unsigned sum = 0;
-	for (int i = 0; i < 512; i++)
-		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	h[155] = ' ';
+	tar_make_sum(h);
 }
 
 /* n bytes of content and the padding to a block. */

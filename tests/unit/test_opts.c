@@ -10,25 +10,11 @@
 #include <string.h>
 
 #include "opts.h"
+#include "slurp.h"
 #include "tap.h"
 
 #define GOLDEN_HELP "tests/unit/golden/help.txt"
 #define GOLDEN_TOOLS "tests/unit/golden/tools.json"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct sbuf b = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_add(&b, buf, n);
-	fclose(f);
-	*len = b.len;
-	return b.buf ? b.buf : xstrdup("");
-}
 
 static void golden(const char *path, const char *got, size_t len)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scripts.h"
+#include "slurp.h"
 #include "tap.h"
 #include "util.h"
 
@@ -23,21 +24,6 @@ static const struct script_file files[] = {
 #undef SCRIPT_FILE
 };
 #define NFILES (sizeof(files) / sizeof(files[0]))
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct sbuf b = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_add(&b, buf, n);
-	fclose(f);
-	*len = b.len;
-	return b.buf ? b.buf : xstrdup("");
-}
 
 static const struct script_file *find(const char *name)
 {
