@@ -11,7 +11,7 @@
 #  - apply stops before it stages anything when what it would write is
 #    over --max-size (max_size, default 8g; hard links count each at its
 #    full size) or would take DIR's filesystem under a reserve of 5% of
-#    its size (a tmpfs of 50 MiB here); with a conflict pending it stages
+#    its size (a tmpfs of 10 MiB here); with a conflict pending it stages
 #    nothing either.
 #  - cp out stops at once on a file DEST's disk cannot hold (a sparse
 #    1 TiB one), or over --max-size; a directory that fails half-way
@@ -346,14 +346,14 @@ test_expect_success GIT 'a bare repository the workspace makes (HEAD, objects/, 
 
 # --- 2. apply checks the room before it writes ----------------------------
 
-test_expect_success TMPFS 'setup: DIR on a tmpfs of 50 MiB, copied into a workspace' '
-	mount_tmpfs small 50m &&
+test_expect_success TMPFS 'setup: DIR on a tmpfs of 10 MiB, copied into a workspace' '
+	mount_tmpfs small 10m &&
 	echo hello >small/a.txt && mkdir small/d && echo x >small/d/x.txt &&
 	new_ws SMALL --copy small
 '
 
-test_expect_success TMPFS '200 MiB into a 50 MiB DIR: status 1 before anything is staged, one line on the size, DIR as it was' '
-	sb -w "$SMALL" exec -- dd if=/dev/zero of=big bs=1048576 count=200 2>/dev/null &&
+test_expect_success TMPFS '40 MiB into a 10 MiB DIR: status 1 before anything is staged, one line on the size, DIR as it was' '
+	sb -w "$SMALL" exec -- dd if=/dev/zero of=big bs=1048576 count=40 2>/dev/null &&
 	state small >before && dir_times small >times &&
 	expect_status 1 sb -w "$SMALL" apply >out 2>err &&
 	size_error err &&
@@ -363,21 +363,21 @@ test_expect_success TMPFS '200 MiB into a 50 MiB DIR: status 1 before anything i
 '
 
 test_expect_success TMPFS 'a file that fits but would leave less than the 5% reserve: refused; a smaller one is written' '
-	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=big bs=1048576 count=49 2>/dev/null" &&
+	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=big bs=4096 count=2450 2>/dev/null" &&
 	state small >before && dir_times small >times &&
 	expect_status 1 sb -w "$SMALL" apply >out 2>err &&
 	size_error err &&
 	same_state small before &&
 	dir_times small >times.now && cmp_file times times.now &&
-	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=ten bs=1048576 count=10 2>/dev/null" &&
+	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=two bs=1048576 count=2 2>/dev/null" &&
 	sb -w "$SMALL" apply >out 2>err &&
-	test "$(stat -c %s small/ten)" = 10485760 &&
+	test "$(stat -c %s small/two)" = 2097152 &&
 	no_staging small
 '
 
 test_expect_success TMPFS 'a conflict pending and a file larger than the disk: status 1, nothing staged, no disk found full' '
 	echo mine >>small/a.txt &&
-	sb -w "$SMALL" exec -- sh -c "echo theirs >>a.txt && dd if=/dev/zero of=big bs=1048576 count=200 2>/dev/null" &&
+	sb -w "$SMALL" exec -- sh -c "echo theirs >>a.txt && dd if=/dev/zero of=big bs=1048576 count=40 2>/dev/null" &&
 	state small >before && dir_times small >times &&
 	start=$(now_s) &&
 	expect_status 1 sb -w "$SMALL" apply >out 2>err &&
@@ -390,7 +390,7 @@ test_expect_success TMPFS 'a conflict pending and a file larger than the disk: s
 '
 
 test_expect_success TMPFS 'a conflict pending and a file that fits: still nothing staged' '
-	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=mid bs=1048576 count=20 2>/dev/null" &&
+	sb -w "$SMALL" exec -- sh -c "rm big && dd if=/dev/zero of=mid bs=1048576 count=4 2>/dev/null" &&
 	state small >before && dir_times small >times &&
 	expect_status 1 sb -w "$SMALL" apply >out 2>err &&
 	named apply err a.txt &&
