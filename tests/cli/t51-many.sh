@@ -7,6 +7,12 @@
 # engine: a script that appends its subcommand to a log, then runs the
 # real engine.
 #
+# On Podman the 10 processes make 4 each (40): the same races, the same
+# engine calls, at less than half the CPU: a Podman client costs about
+# twice a Docker one, and its 100 were one in seven of the suite's
+# container lifecycles. The 100 are shown on Docker; scripts/bench-scale
+# measures 100 on both.
+#
 # destroy --all acts on every workspace of the engine: that test runs
 # only when the engine has no workspace but this file's (as in t09); else
 # the 100 are destroyed by ref, and lib.sh's cleanup removes whatever a
@@ -16,7 +22,10 @@
 image_independent
 need_engine
 
-N=10 # processes, and workspaces each: N * N in all
+N=10 # processes
+EACH=10 # workspaces each
+if [ "$ENGINE" = podman ]; then EACH=4; fi
+TOTAL=$((N * EACH))
 
 alone_prereq
 
@@ -49,13 +58,13 @@ calls_were() {
 # took START: seconds since START (an $EPOCHREALTIME), for the log.
 took() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
-test_expect_success "$((N * N)) workspaces created by $N processes at once: each create succeeds, $((N * N)) refs" '
+test_expect_success "$TOTAL workspaces created by $N processes at once: each create succeeds, $TOTAL refs" '
 	: >"$CALLS" &&
 	t0=$EPOCHREALTIME &&
 	pids=() &&
 	for p in $(seq 1 $N); do
 		{
-			for i in $(seq 1 $N); do
+			for i in $(seq 1 $EACH); do
 				cb create --image "$IMAGE" >>"ref.$p" 2>>"cerr.$p" ||
 					echo "create $i failed: $?" >>"cerr.$p"
 			done &
@@ -65,19 +74,19 @@ test_expect_success "$((N * N)) workspaces created by $N processes at once: each
 	for p in "${pids[@]}"; do
 		wait_exit 240 "$p" || return 1
 	done &&
-	echo "$((N * N)) creates by $N processes: $(took "$t0") s" &&
+	echo "$TOTAL creates by $N processes: $(took "$t0") s" &&
 	cat cerr.* >cerr &&
 	must_be_empty cerr &&
 	cat ref.* >all &&
-	line_count $((N * N)) all &&
+	line_count $TOTAL all &&
 	sort -u all >refs &&
-	line_count $((N * N)) refs &&
+	line_count $TOTAL refs &&
 	no_grep_file -v -E "^sandbox-[0-9a-f]{12}$" refs &&
 	grep -c "^run$" "$CALLS" >n &&
-	cmp_text $((N * N)) n
+	cmp_text $TOTAL n
 '
 
-test_expect_success "list shows all $((N * N)), running, in two engine calls" '
+test_expect_success "list shows all $TOTAL, running, in two engine calls" '
 	: >"$CALLS" &&
 	t0=$EPOCHREALTIME &&
 	cb list >out 2>err &&
@@ -91,7 +100,7 @@ test_expect_success "list shows all $((N * N)), running, in two engine calls" '
 	must_be_empty notrunning
 '
 
-test_expect_success PYTHON "list --json shows all $((N * N)), in two engine calls" '
+test_expect_success PYTHON "list --json shows all $TOTAL, in two engine calls" '
 	: >"$CALLS" &&
 	cb --json list >out &&
 	calls_were "ps inspect" &&
@@ -113,7 +122,7 @@ test_expect_success "each is usable: an exec in each, $N at once, each with its 
 	for p in "${pids[@]}"; do
 		wait_exit 240 "$p" || return 1
 	done &&
-	echo "$((N * N)) exec by $N processes: $(took "$t0") s" &&
+	echo "$TOTAL exec by $N processes: $(took "$t0") s" &&
 	cat xerr.* >xerr &&
 	must_be_empty xerr &&
 	for p in $(seq 1 $N); do
@@ -121,10 +130,10 @@ test_expect_success "each is usable: an exec in each, $N at once, each with its 
 		cmp_file "ref.$p" said || return 1
 	done &&
 	cat got.* | awk "{ print \$2 }" | sort -u >hosts &&
-	line_count $((N * N)) hosts
+	line_count $TOTAL hosts
 '
 
-test_expect_success ALONE "destroy --all removes all $((N * N)) in three engine calls: ps, inspect, rm" '
+test_expect_success ALONE "destroy --all removes all $TOTAL in three engine calls: ps, inspect, rm" '
 	alone &&
 	: >"$CALLS" &&
 	t0=$EPOCHREALTIME &&
@@ -138,7 +147,7 @@ test_expect_success ALONE "destroy --all removes all $((N * N)) in three engine 
 	no_workspace_left
 '
 
-test_expect_success "destroy by ref removes what is left of the $((N * N)), in two engine calls at most: inspect, rm" '
+test_expect_success "destroy by ref removes what is left of the $TOTAL, in two engine calls at most: inspect, rm" '
 	: >"$CALLS" &&
 	t0=$EPOCHREALTIME &&
 	cb destroy $(cat refs) >out 2>err &&
