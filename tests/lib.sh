@@ -592,9 +592,16 @@ fake_env() { tr '\0' '\n' <"$FAKE_LOG/$1.env" | LC_ALL=C sort; }
 # python3 without a version manager's shim: where python3 is pyenv's (a
 # script that runs pyenv, which runs Python) each start costs half a second
 # of CPU, and a file starts it hundreds of times (json_check, the MCP
-# client). The directory of the Python it runs goes first on PATH.
-if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
-	PATH=${py%/*}:$PATH
+# client). The distribution's /usr/bin/python3 when there is one (a
+# pyenv build starts in twice its CPU), else the Python that python3
+# runs: linked as python3 in a directory first on PATH.
+if [ -x /usr/bin/python3 ]; then
+	py=/usr/bin/python3
+else
+	py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+fi
+if [ -n "$py" ] && [ -x "$py" ] && mkdir -p "$TRASH/.bin" && ln -sf "$py" "$TRASH/.bin/python3"; then
+	PATH=$TRASH/.bin:$PATH
 fi
 if command -v python3 >/dev/null 2>&1; then
 	test_set_prereq PYTHON
