@@ -17,8 +17,17 @@ export XDG_CACHE_HOME
 # exit_code REF: the container's exit status.
 exit_code() { eng container inspect --format '{{.State.ExitCode}}' "$1"; }
 stopped() { [ "$(ctr_state "$1")" = exited ]; }
-# list_expires REF: the EXPIRES column of REF's line.
-list_expires() { sb list | awk -v r="$1" '$1 == r { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print }'; }
+# list_expires REF: the EXPIRES column of REF's line. A list without
+# that line goes whole to stderr (the test's log), to be read there.
+list_expires() {
+	sb list >.list || return 1
+	awk -v r="$1" '$1 == r { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print; found = 1 }
+		END { exit !found }' .list || {
+		echo "error: no line for $1 in the list:" >&2
+		cat .list >&2
+		return 1
+	}
+}
 
 alone_prereq
 
