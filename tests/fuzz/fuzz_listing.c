@@ -41,7 +41,7 @@
 #include "grep.h"
 #include "json.h"
 #include "listing.h"
-#include "tools.h"
+#include "tool_text.h"
 #include "util.h"
 #include "../unit/tar_make.h"
 
