@@ -155,7 +155,14 @@ check-build: all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
 check-sh: build/gen/scripts.c
 	scripts/check-sh build/gen/sh
 
-check: setup
+# Every include against the layers (src/README): none may climb a layer
+# or close a cycle. Then the check's own test, on made-up trees. Cheap:
+# check runs it before anything else.
+check-layers:
+	scripts/check-layers src
+	tests/check-layers-test
+
+check: check-layers setup
 	$(MAKE) -j2 --no-print-directory check-build
 	$(MAKE) check-sh unit fuzz-check
 	tests/run-cli-tests
@@ -172,4 +179,5 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-sh install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-layers check-sh \
+	install lint-man clean
