@@ -9,56 +9,69 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wvla $(WERROR)
 INIH_CFLAGS := $(shell pkg-config --cflags inih 2>/dev/null)
 INIH_LIBS := $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
-ALL_CFLAGS = -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(INIH_CFLAGS) $(CFLAGS)
+# The source, a folder a layer (src/README): src/LAYER/NAME.c and .h.
+# A header is included by its name alone ("util.h"), from any folder:
+# -iquote, not -I, so that src/wire/spawn.h cannot hide the system's
+# <spawn.h>.
+SRC_DIRS = $(patsubst %/,%,$(wildcard src/*/))
+SRCS = $(wildcard src/*/*.c)
+HDRS = $(wildcard src/*/*.h)
+LIB_SRCS = $(filter-out src/front/main.c,$(SRCS))
+ifneq ($(wildcard src/*.c src/*.h),)
+$(error $(wildcard src/*.c src/*.h): in no layer: git mv each into the folder of its layer (src/README))
+endif
+
+ALL_CFLAGS = -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(SRC_DIRS:%=-iquote %) \
+	$(INIH_CFLAGS) $(CFLAGS)
 LDLIBS = $(INIH_LIBS) -lm
 
-SRCS = $(wildcard src/*.c)
-LIB_SRCS = $(filter-out src/main.c,$(SRCS))
-# The objects by name: each src/NAME.c, and scripts from the generated
-# build/gen/scripts.c.
+# The objects by name: each src/LAYER/NAME.c as LAYER/NAME, and scripts
+# from the generated build/gen/scripts.c.
 OBJ_NAMES = $(SRCS:src/%.c=%) scripts
 LIB_OBJ_NAMES = $(LIB_SRCS:src/%.c=%) scripts
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 
 all: build/sandbox
 
-# The container's shell scripts: src/sh/NAME.sh, assembled by
+# The container's shell scripts: src/wire/sh/NAME.sh, assembled by
 # scripts/embed-sh (the #defines they use from the headers named) into
 # the strings of build/gen/scripts.c, and build/gen/sh/NAME.sh for the
 # checks. Its objects come from the rules for build/gen/%.c below.
-SH_SRCS = $(wildcard src/sh/*.sh)
-SH_HDRS = src/scripts.h src/proto.h
+SH_DIR = src/wire/sh
+SH_SRCS = $(wildcard $(SH_DIR)/*.sh)
+SH_HDRS = src/wire/scripts.h src/wire/proto.h
 
 build/gen/scripts.c: scripts/embed-sh $(SH_SRCS) $(SH_HDRS)
-	scripts/embed-sh src/sh build/gen $(SH_HDRS)
+	scripts/embed-sh $(SH_DIR) build/gen $(SH_HDRS)
 
-build/%.o: src/%.c $(wildcard src/*.h) | build
+# Each object makes its own directory (build/LAYER/): build/ may be
+# there already, made by embed-sh for build/gen, when the others are not.
+build/%.o: src/%.c $(HDRS)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/%.o: build/gen/%.c $(wildcard src/*.h) | build
-	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+build/%.o: build/gen/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 build/sandbox: $(OBJ_NAMES:%=build/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-# Each directory its own target: build/ may be there already (made by
-# embed-sh for build/gen) when build/asan is not.
-build build/asan:
-	mkdir -p $@
-
 # The sanitizer build: the unit tests and one engine's CLI tests run on it.
-build/asan/%.o: src/%.c $(wildcard src/*.h) | build/asan
+build/asan/%.o: src/%.c $(HDRS)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -c -o $@ $<
 
-build/asan/%.o: build/gen/%.c $(wildcard src/*.h) | build/asan
-	$(CC) $(ALL_CFLAGS) -Isrc -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -c -o $@ $<
+build/asan/%.o: build/gen/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -c -o $@ $<
 
 build/asan/sandbox: $(OBJ_NAMES:%=build/asan/%.o)
 	$(CC) $(ALL_CFLAGS) -fsanitize=address,undefined -o $@ $^ $(LDLIBS)
 
 build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJ_NAMES:%=build/asan/%.o)
 	@mkdir -p build/unit
-	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -Ibuild/gen -o $@ $< \
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Ibuild/gen -o $@ $< \
 		$(LIB_OBJ_NAMES:%=build/asan/%.o) $(LDLIBS)
 
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
@@ -72,23 +85,24 @@ FUZZ_TIME ?= 10
 # Warnings stay on, -Werror off: another compiler's new warning must not
 # fail a check; UBSan's reports are crashes here, not messages.
 FUZZ_CFLAGS = -std=c17 -D_POSIX_C_SOURCE=200809L $(filter-out -Werror,$(WARN)) \
-	$(INIH_CFLAGS) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+	$(SRC_DIRS:%=-iquote %) $(INIH_CFLAGS) -g -O1 -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
 FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES = $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_BINS = $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
-FUZZ_HDRS = $(wildcard tests/fuzz/*.h tests/unit/*.h src/*.h)
+FUZZ_HDRS = $(wildcard tests/fuzz/*.h tests/unit/*.h) $(HDRS)
 REPLAY_BINS = $(FUZZ_NAMES:%=build/replay/fuzz_%)
 
-build/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+build/fuzz/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/obj/%.o: build/gen/%.c $(wildcard src/*.h)
+build/fuzz/obj/%.o: build/gen/%.c $(HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(LIB_OBJ_NAMES:%=build/fuzz/obj/%.o)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(LIB_OBJ_NAMES:%=build/fuzz/obj/%.o) $(LDLIBS)
 
 fuzz: $(FUZZ_BINS)
@@ -112,7 +126,7 @@ fuzz-check:
 build/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_HDRS) \
 		$(LIB_OBJ_NAMES:%=build/asan/%.o)
 	@mkdir -p build/replay
-	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -Isrc -o $@ tests/fuzz/replay.c $< \
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=address,undefined -o $@ tests/fuzz/replay.c $< \
 		$(LIB_OBJ_NAMES:%=build/asan/%.o) $(LDLIBS)
 
 unit: $(UNIT_BINS) $(REPLAY_BINS)
@@ -141,7 +155,14 @@ check-build: all build/asan/sandbox $(UNIT_BINS) $(REPLAY_BINS)
 check-sh: build/gen/scripts.c
 	scripts/check-sh build/gen/sh
 
-check: setup
+# Every include against the layers (src/README): none may climb a layer
+# or close a cycle. Then the check's own test, on made-up trees. Cheap:
+# check runs it before anything else.
+check-layers:
+	scripts/check-layers src
+	tests/check-layers-test
+
+check: check-layers setup
 	$(MAKE) -j2 --no-print-directory check-build
 	$(MAKE) check-sh unit fuzz-check
 	tests/run-cli-tests
@@ -158,4 +179,5 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-sh install lint-man clean
+.PHONY: all unit fuzz fuzz-check first-run setup check check-build check-layers check-sh \
+	install lint-man clean

@@ -1,5 +1,5 @@
 /* fuzz_chan.c: a libFuzzer target for the channel's request encoding
- * (proto_request_* in src/proto.c): the argv of a call, sent to the server
+ * (proto_request_* in src/wire/proto.c): the argv of a call, sent to the server
  * in the workspace (SCRIPT_SERVE) as lines that it reads back with
  * `IFS= read -r`. An argv that came out otherwise would run another
  * command than the one asked for.

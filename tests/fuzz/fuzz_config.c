@@ -1,16 +1,11 @@
 /* fuzz_config.c: a libFuzzer target for the config file's handler
- * (cfg_parse, src/config.c, over inih) and the trust store's parser
- * (trust_parse, src/trust.c): the text of either can come from a file
+ * (cfg_parse, src/host/config.c, over inih) and the trust store's parser
+ * (trust_parse, src/host/trust.c): the text of either can come from a file
  * that a workspace wrote.
  *
- * Build and run from the top of the tree (clang with libFuzzer):
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c17 \
- *     -D_POSIX_C_SOURCE=200809L -Isrc -o build/fuzz_config \
- *     tests/fuzz/fuzz_config.c src/config.c src/trust.c src/sha256.c \
- *     src/util.c src/err.c src/json.c $(pkg-config --libs inih) -lm
- *   mkdir -p build/corpus_config
- *   build/fuzz_config -max_total_time=120 build/corpus_config tests/fuzz/corpus_config
+ * `make fuzz` builds it as build/fuzz/fuzz_config; to run it longer than
+ * `make fuzz-check` does:
+ *   build/fuzz/fuzz_config -max_total_time=120 build/fuzz/corpus_config tests/fuzz/corpus_config
  *
  * The same input goes to both parsers. Besides crashes and sanitizer
  * reports (a read past the input's size: it is copied to a buffer of

@@ -1,16 +1,8 @@
-/* fuzz_diff.c: a libFuzzer target for the unified diff (src/diff.c).
+/* fuzz_diff.c: a libFuzzer target for the unified diff (src/codec/diff.c).
  *
- * Build and run from the top of the tree (clang with libFuzzer):
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c17 \
- *     -D_POSIX_C_SOURCE=200809L -iquote src -o build/fuzz_diff \
- *     tests/fuzz/fuzz_diff.c $(ls src/[a-z]*.c | grep -v main.c) \
- *     $(pkg-config --libs inih) -lm
- *
- * (-iquote, not -I: with -I src, src/spawn.h would hide the system's
- * <spawn.h> from src/spawn.c.)
- *   mkdir -p build/corpus_diff
- *   build/fuzz_diff -max_total_time=120 build/corpus_diff tests/fuzz/corpus_diff
+ * `make fuzz` builds it as build/fuzz/fuzz_diff; to run it longer than
+ * `make fuzz-check` does:
+ *   build/fuzz/fuzz_diff -max_total_time=120 build/fuzz/corpus_diff tests/fuzz/corpus_diff
  *
  * An input is two header bytes and two texts:
  *   byte 0: bits 0-2: the context (0 to 7); bits 3-4: the lines limit

@@ -1,8 +1,8 @@
 /* fuzz_extract.c: a libFuzzer target for the writers under a directory
- * of the host (src/hostdir.c): cp's extraction of a workspace's tar
- * stream (src/extract.c, as cmd_cp.c drives it: staged, moved into
+ * of the host (src/host/hostdir.c): cp's extraction of a workspace's tar
+ * stream (src/host/extract.c, as cmd_cp.c drives it: staged, moved into
  * place, directory modes last) and apply's writes into DIR from a
- * workspace's listing and tar stream (src/cmd_apply.c's apply_copy, the
+ * workspace's listing and tar stream (src/cmd/cmd_apply.c's apply_copy, the
  * workspace forged through copy_ctx's run). Whatever the bytes, nothing
  * may be written outside the directory, nor through a link.
  *

@@ -1,5 +1,5 @@
 /* fuzz_feed.c: a libFuzzer target for the framing of `write`'s input
- * (src/feed.c): "N\n" then N bytes, as many frames as needed, "0\n" at
+ * (src/wire/feed.c): "N\n" then N bytes, as many frames as needed, "0\n" at
  * the end, which SCRIPT_WRITE reads with the server's frames() loop.
  *
  * `make fuzz` builds it as build/fuzz/fuzz_feed; to run it longer than

@@ -1,4 +1,4 @@
-/* fuzz_glob.c: a libFuzzer target for the glob patterns (src/glob.c) of
+/* fuzz_glob.c: a libFuzzer target for the glob patterns (src/codec/glob.c) of
  * `sandbox glob` and `grep --glob`: the pattern is the user's, the paths
  * it is matched against are the workspace's names.
  *

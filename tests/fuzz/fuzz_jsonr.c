@@ -1,4 +1,4 @@
-/* fuzz_jsonr.c: a libFuzzer target for the JSON reader (src/jsonr.c).
+/* fuzz_jsonr.c: a libFuzzer target for the JSON reader (src/codec/jsonr.c).
  *
  * `make fuzz` builds it as build/fuzz/fuzz_jsonr (with clang; on Debian
  * the fuzzer runtime comes with clang, or libclang-rt-14-dev); `make

@@ -1,18 +1,11 @@
 /* fuzz_listing.c: a libFuzzer target for what glob and grep read from a
- * workspace: glob's listing parser and its newest-N heap (src/listing.c),
- * and grep's reading of a tar stream (src/grep.c), each fed in chunks of
+ * workspace: glob's listing parser and its newest-N heap (src/codec/listing.c),
+ * and grep's reading of a tar stream (src/codec/grep.c), each fed in chunks of
  * sizes drawn from the input.
  *
- * Build and run from the top of the tree (clang with libFuzzer):
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c17 \
- *     -D_POSIX_C_SOURCE=200809L -iquote src -o build/fuzz_listing \
- *     tests/fuzz/fuzz_listing.c $(find src -name '*.c' ! -name main.c) \
- *     $(pkg-config --libs inih) -lm
- *
- * (-iquote, not -I: with -Isrc, spawn.c's <spawn.h> would be src/spawn.h.)
- *   mkdir -p build/corpus_listing
- *   build/fuzz_listing -max_total_time=120 build/corpus_listing tests/fuzz/corpus_listing
+ * `make fuzz` builds it as build/fuzz/fuzz_listing; to run it longer than
+ * `make fuzz-check` does:
+ *   build/fuzz/fuzz_listing -max_total_time=120 build/fuzz/corpus_listing tests/fuzz/corpus_listing
  *
  * The input is read four ways: as a listing; as the names of a tree,
  * written as a listing; as the files of a tar archive made from it
@@ -41,7 +34,7 @@
 #include "grep.h"
 #include "json.h"
 #include "listing.h"
-#include "tools.h"
+#include "tool_text.h"
 #include "util.h"
 #include "../unit/tar_make.h"
 

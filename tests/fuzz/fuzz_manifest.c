@@ -1,6 +1,6 @@
 /* fuzz_manifest.c: a libFuzzer target for what diff and apply read from
  * a workspace: SCRIPT_MANIFEST's answer, parsed by copy_manifest_parse
- * (src/copy.c), and the baseline's own encoding read back.
+ * (src/host/copy.c), and the baseline's own encoding read back.
  *
  * `make fuzz` builds it as build/fuzz/fuzz_manifest; to run it longer:
  *   build/fuzz/fuzz_manifest -max_total_time=600 build/fuzz/corpus_manifest tests/fuzz/corpus_manifest

@@ -1,4 +1,4 @@
-/* fuzz_marker.c: a libFuzzer target for the marker scanner (src/marker.c),
+/* fuzz_marker.c: a libFuzzer target for the marker scanner (src/wire/marker.c),
  * which reads the output of every call in a workspace: hostile bytes
  * that may imitate a marker, or cut one anywhere.
  *

@@ -1,4 +1,4 @@
-/* fuzz_rx.c: a libFuzzer target for `sandbox grep`'s matcher (src/rx.c),
+/* fuzz_rx.c: a libFuzzer target for `sandbox grep`'s matcher (src/codec/rx.c),
  * held to glibc's regcomp and regexec, whose syntax and answers it
  * promises.
  *

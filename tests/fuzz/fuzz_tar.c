@@ -1,4 +1,4 @@
-/* fuzz_tar.c: a libFuzzer target for the tar reader (src/tar.c), which
+/* fuzz_tar.c: a libFuzzer target for the tar reader (src/codec/tar.c), which
  * reads the tar streams of `sandbox grep`: bytes the workspace wrote.
  *
  * `make fuzz` builds it as build/fuzz/fuzz_tar; to run it longer than

@@ -1,4 +1,4 @@
-/* jv_equal.h: deep equality of two JSON trees (src/jsonr.h), for the
+/* jv_equal.h: deep equality of two JSON trees (src/codec/jsonr.h), for the
  * reader's unit tests and its fuzz target alike. */
 #ifndef SANDBOX_TEST_JV_EQUAL_H
 #define SANDBOX_TEST_JV_EQUAL_H

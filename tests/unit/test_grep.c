@@ -12,7 +12,7 @@
 #include "grep.h"
 #include "tap.h"
 #include "tar_make.h"
-#include "tools.h"
+#include "tool_text.h"
 #include "util.h"
 
 static struct rx *rx;

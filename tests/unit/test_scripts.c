@@ -2,7 +2,7 @@
  * scripts/embed-sh writes each script twice, as build/gen/sh/NAME.sh
  * (which `make check-sh` gives to sh -n and shellcheck) and as the C
  * string SCRIPT_NAME: here the two are held equal byte for byte, so that
- * what is checked is what runs, and every script of src/sh is in both. */
+ * what is checked is what runs, and every script of src/wire/sh is in both. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +74,8 @@ static size_t count_listed(const char *dir, bool skip_, bool *all)
 static void test_every_script(void)
 {
 	bool all;
-	size_t n = count_listed("src/sh", true, &all);
-	ok(all && n == NFILES, "every script of src/sh is embedded (%zu of %zu)", n, NFILES);
+	size_t n = count_listed("src/wire/sh", true, &all);
+	ok(all && n == NFILES, "every script of src/wire/sh is embedded (%zu of %zu)", n, NFILES);
 	n = count_listed("build/gen/sh", false, &all);
 	ok(all && n == NFILES, "build/gen/sh holds the embedded scripts and nothing else");
 }

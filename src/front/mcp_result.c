@@ -45,7 +45,7 @@ static void tool_result(struct sbuf *res, const struct sbuf *text, const char *s
 void mcp_error_result(struct sbuf *res, const struct err *e, const char *ref)
 {
 	struct json j = {0};
-	err_json(&j, e, ref);
+	json_err(&j, e, ref);
 	struct sbuf text = {0};
 	sbuf_addf(&text, "error: %s", e->msg);
 	tool_result(res, &text, j.out.buf, j.out.len, true);

@@ -15,6 +15,7 @@
 #include "err.h"
 #include "json.h"
 #include "jsonr.h"
+#include "opt_id.h"
 
 enum cmd_id {
 	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
@@ -42,16 +43,6 @@ struct command {
 const char *cmd_tool_name(const struct command *c);
 /* The command whose MCP tool is name; NULL if none. */
 const struct command *cmd_find_tool(const char *name);
-
-enum opt_id {
-	O_WS, O_KEY, O_JSON, O_CONFIG, O_VERBOSE, O_HELP, O_VERSION,
-	O_SHELL, O_CWD, O_INTERACTIVE, O_SESSION, O_RESET, O_ALL, O_STOPPED, O_OLDER,
-	O_ARG, O_OFFSET, O_LIMIT, O_RAW, O_CONTENT, O_OLD, O_NEW, O_OLD_FILE, O_NEW_FILE,
-	O_EXPECT, O_PATH, O_GLOB, O_ICASE, O_FIXED, O_OUTPUT, O_AFTER, O_BEFORE,
-	O_CONTEXT, O_RM, O_OUTPUT_LIMIT, O_REVOKE,
-	O_BACKGROUND, O_TTY, O_STDERR, O_FOLLOW, O_ERR_OFFSET, O_WAIT, O_SIGNAL, O_WAIT_TIMEOUT,
-	O_STAT, O_NAME_ONLY, O_CHECK, O_FORCE, O_EXPECT_ID, O_EXPIRED, O_SPEC, O_SNAP_NAME, O_SNAPSHOT,
-};
 
 enum opt_type {
 	OT_FLAG,     /* no value: true */
@@ -97,12 +88,6 @@ const struct opt *opt_table(size_t *n);
 bool opt_global(const struct opt *o);
 /* How the command line spells o: "--limit", "-A", "PATH". */
 const char *opt_spelling(const struct opt *o, char *buf, size_t len);
-
-/* How a message names option id of a's command to whoever called it:
- * "--offset" on the command line, "offset" to an MCP client; NULL when
- * that caller has no such option. The string lives until the next call
- * for the same row. */
-const char *opt_say(const struct app *a, enum opt_id id);
 
 /* Checks a command line's value for OT_COUNT o; -1 with e set. */
 int opt_count(const struct opt *o, const char *spelled, const char *val, long *out,

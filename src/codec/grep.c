@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "tools.h"
+#include "tool_text.h"
 
 static int grep_entry(void *ctx, const char *name, char type, unsigned long long size);
 static int grep_data(void *ctx, const char *buf, size_t n);

@@ -34,6 +34,12 @@ void json_null(struct json *j);
 /* Prints the object and a newline on f. */
 void json_print(const struct json *j, FILE *f);
 
+struct err;
+/* The error object of --json and of MCP results:
+ * {"error": {"kind": K, "message": M}, "workspace": REF} (no "workspace"
+ * when ref is NULL). */
+void json_err(struct json *j, const struct err *e, const char *ref);
+
 /* Appends bytes as a JSON string literal, quotes included. */
 void json_quote(struct sbuf *out, const char *s, size_t n);
 /* The number of bytes json_quote writes for s[0..n), quotes included:

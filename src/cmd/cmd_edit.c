@@ -9,7 +9,7 @@
 #include "app.h"
 #include "diff.h"
 #include "feed.h"
-#include "opts.h"
+#include "opt_id.h"
 #include "results.h"
 #include "sha256.h"
 #include "scripts.h"

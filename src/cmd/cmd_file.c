@@ -8,7 +8,7 @@
 
 #include "app.h"
 #include "feed.h"
-#include "opts.h"
+#include "opt_id.h"
 #include "results.h"
 #include "sha256.h"
 #include "scripts.h"

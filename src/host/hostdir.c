@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools.h"
+#include "tool_text.h"
 #include "util.h"
 
 /* ---- the way down ---- */

@@ -12,7 +12,7 @@
 #include "app.h"
 #include "capture.h"
 #include "job.h"
-#include "opts.h"
+#include "opt_id.h"
 #include "results.h"
 #include "scripts.h"
 #include "spawn.h"

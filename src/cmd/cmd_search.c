@@ -11,7 +11,7 @@
 #include "app.h"
 #include "glob.h"
 #include "grep.h"
-#include "opts.h"
+#include "opt_id.h"
 #include "results.h"
 #include "listing.h"
 #include "rx.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "hostdir.h"
-#include "tools.h"
+#include "tool_text.h"
 
 const char *extract_name(const char *name, struct sbuf *out)
 {

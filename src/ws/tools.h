@@ -1,7 +1,8 @@
 /* tools.h: what the file tools (read, write, edit, glob, grep) share:
  * running one of their constant scripts in the workspace through the
  * exec path, splitting its answer line from its data, turning its
- * refusals into messages, and showing paths safely. */
+ * refusals into messages, and showing paths safely (tool_text.h, the
+ * pure part, which the readers of their answers use too). */
 #ifndef SANDBOX_TOOLS_H
 #define SANDBOX_TOOLS_H
 
@@ -13,6 +14,7 @@
 #include "feed.h"
 #include "json.h"
 #include "proto.h"
+#include "tool_text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -47,20 +49,6 @@ int tool_refusal(const char *head, const char *path, struct err *e);
 /* A path as the scripts get it: "./" before a leading '-'. Refuses an
  * empty one. Caller frees. */
 char *tool_arg_path(const char *path, struct err *e);
-
-/* Appends path for a line of text output: as it is, or, when it holds a
- * control byte, a '"' first (or a ':' where colon_special), in double
- * quotes with C escapes, so that no name can forge another line or field. */
-void tool_show_path(struct sbuf *out, const char *path, bool colon_special);
-
-/* Joins a base directory (as the user gave it; "." for none) and a
- * relative name. Caller frees. */
-char *tool_join(const char *base, const char *rel);
-
-/* What counts as binary, for read, edit and grep alike: a NUL byte in
- * the first TOOL_PROBE bytes. */
-#define TOOL_PROBE 8192
-bool tool_is_binary(const char *buf, size_t len);
 
 /* edit's line for a diff too large to show: where the file changed. */
 void edit_omitted_note(struct sbuf *out, long long line, long long old_lines,

@@ -2,7 +2,7 @@
  * constant: user values reach them only as positional parameters. They
  * need nothing but a POSIX sh and BusyBox-level utilities.
  *
- * SCRIPT_NAME is the file src/sh/name.sh, made a string at build time
+ * SCRIPT_NAME is the file src/wire/sh/name.sh, made a string at build time
  * by scripts/embed-sh (build/gen/scripts.c), which also fills in the
  * #defines here that a script names as @NAME@: one definition for the C
  * code and the scripts. Each file's comments say how it works; here is
@@ -131,7 +131,7 @@ extern const char SCRIPT_TAR[];
 #define BIG_C "+1048576c"
 
 /* Background jobs (exec --background; jobs, logs, kill, wait): each
- * script's file (src/sh/job_*.sh, jobs.sh) says its arguments and
+ * script's file (src/wire/sh/job_*.sh, jobs.sh) says its arguments and
  * answer.
  * A job lives in JOB_BASE/N (0700): start (the host's clock
  * when it began), cmd (one line, as the host showed it), runner ("PID

@@ -4,8 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "json.h"
-
 int err_set(struct err *e, enum err_kind kind, const char *fmt, ...)
 {
 	if (!e)
@@ -44,21 +42,4 @@ int err_exit_status(enum err_kind kind)
 	case ERR_NONE: break;
 	}
 	return 0;
-}
-
-void err_json(struct json *j, const struct err *e, const char *ref)
-{
-	json_obj_open(j);
-	json_key(j, "error");
-	json_obj_open(j);
-	json_key(j, "kind");
-	json_str(j, err_kind_name(e->kind));
-	json_key(j, "message");
-	json_str(j, e->msg);
-	json_obj_close(j);
-	if (ref) {
-		json_key(j, "workspace");
-		json_str(j, ref);
-	}
-	json_obj_close(j);
 }

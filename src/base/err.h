@@ -23,12 +23,6 @@ struct err {
 int err_set(struct err *e, enum err_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *err_kind_name(enum err_kind kind);
-
-struct json;
-/* The error object of --json and of MCP results:
- * {"error": {"kind": K, "message": M}, "workspace": REF} (no "workspace"
- * when ref is NULL). */
-void err_json(struct json *j, const struct err *e, const char *ref);
 int err_exit_status(enum err_kind kind);
 
 #endif

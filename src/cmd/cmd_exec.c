@@ -10,7 +10,7 @@
 #include "capture.h"
 #include "engine.h"
 #include "exec.h"
-#include "opts.h"
+#include "opt_id.h"
 #include "results.h"
 #include "scripts.h"
 #include "spawn.h"

@@ -181,7 +181,7 @@ static void report(const struct app *a, const struct err *e)
 	if (a->json) {
 		struct json j = {0};
 		/* The caller needs the ref of what we made, even on failure. */
-		err_json(&j, e, a->ws_created ? a->ws_name : NULL);
+		json_err(&j, e, a->ws_created ? a->ws_name : NULL);
 		json_print(&j, stdout);
 		sbuf_free(&j.out);
 		return;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "err.h"
 #include "utf8.h"
 
 static void comma(struct json *j)
@@ -152,4 +153,21 @@ size_t json_quoted_len(const char *s, size_t n)
 		}
 	}
 	return len;
+}
+
+void json_err(struct json *j, const struct err *e, const char *ref)
+{
+	json_obj_open(j);
+	json_key(j, "error");
+	json_obj_open(j);
+	json_key(j, "kind");
+	json_str(j, err_kind_name(e->kind));
+	json_key(j, "message");
+	json_str(j, e->msg);
+	json_obj_close(j);
+	if (ref) {
+		json_key(j, "workspace");
+		json_str(j, ref);
+	}
+	json_obj_close(j);
 }
