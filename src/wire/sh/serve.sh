@@ -34,6 +34,10 @@ E=$(unset -v PWD; [ -z "${BASH_VERSION-}" ] ||
 unset t
 T=$1 @PROTO_SLOT_VARS@ z=
 LC_ALL=C
+# run: a call's command, with the image's environment, in place of the
+# subshell it is called in: always ( run ... ), since a shell may run a
+# pipeline's last stage in itself (ksh; bash with lastpipe), and the exec
+# would then end the server.
 run() { unset -v PATH LC_ALL; eval "$E"; exec "$z" "$@"; }
 lone() {
   [ -e @KEEPALIVE_PID@ ] && true 2>/dev/null <>@KEEPALIVE_USED@
@@ -78,8 +82,8 @@ while IFS= read -r t; do
     k=proc; lone "$@" 3<&- &
     printf '\036%s:proc:%d\036' "$t" "$!" >&2
     wait "$!"; s=$?
-  elif [ "$i" = 1 ]; then { echo "$t"; frames <&3; } | run "$@" 3<&-; s=$?
-  else echo "$t" | run "$@" 3<&-; s=$?
+  elif [ "$i" = 1 ]; then { echo "$t"; frames <&3; } | ( run "$@" ) 3<&-; s=$?
+  else echo "$t" | ( run "$@" ) 3<&-; s=$?
   fi
   if [ "$k" = proc ]; then
     printf '\036%s:done:%d\036' "$t" "$s"; printf '\036%s:done:%d\036' "$t" "$s" >&2
