@@ -190,6 +190,8 @@ static const struct command commands[] = {
 	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
 };
 
+_Static_assert(ARRAY_LEN(commands) == C_COUNT, "a row for every command, and no more");
+
 #define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP) | CMD(C_POOL))
 /* The create options a fork takes too: not those of its image and files. */
 #define C_NEWF (C_NEW | CMD(C_FORK))

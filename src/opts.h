@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "app.h"
@@ -21,9 +22,12 @@ enum cmd_id {
 	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST,
 	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_CP, C_DIFF, C_APPLY, C_DOCTOR, C_SHELL, C_POOL,
 	C_SNAPSHOT, C_SNAPSHOTS, C_FORK, C_HELP,
+	C_COUNT                /* how many: not a command */
 };
-#define CMD(c) (1u << (c))
-#define CMD_ALL 0xffffffffu
+/* A set of commands: an option's, a tool's. One bit a command. */
+#define CMD(c) ((uint64_t)1 << (c))
+#define CMD_ALL UINT64_MAX
+_Static_assert(C_COUNT <= 64, "a set of commands is 64 bits: widen CMD and struct opt's sets");
 
 struct command {
 	enum cmd_id id;
@@ -67,8 +71,8 @@ struct opt {
 	const char *lng;      /* --NAME; NULL: a positional argument */
 	char shrt;            /* -X, or 0 */
 	const char *mcp;      /* the MCP argument's name; NULL: none */
-	unsigned cmds;        /* the commands that take it on the command line */
-	unsigned tools;       /* the tools that take it as an argument */
+	uint64_t cmds;        /* the commands that take it on the command line */
+	uint64_t tools;       /* the tools that take it as an argument */
 	enum opt_type type;
 	long long min, max;   /* OT_COUNT; OT_TEXT: min 1 for not empty */
 	long long dflt;       /* OT_COUNT: its value when not given */

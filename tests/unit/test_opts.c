@@ -80,7 +80,7 @@ static void test_rows(void)
 			good = false;
 		}
 		for (size_t k = i + 1; k < n; k++) {
-			unsigned both = o[i].cmds & o[k].cmds, tools = o[i].tools & o[k].tools;
+			uint64_t both = o[i].cmds & o[k].cmds, tools = o[i].tools & o[k].tools;
 			if (both && o[i].lng && o[k].lng && strcmp(o[i].lng, o[k].lng) == 0) {
 				diag("--%s: two rows for one command", o[i].lng);
 				good = false;
