@@ -9,6 +9,7 @@
 #include "calls.h"
 #include "jvb.h"
 #include "mcp_result.h"
+#include "present.h"
 #include "results.h"
 
 /* present_cli_TYPE: a result on the command line, as its --json tree or

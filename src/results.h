@@ -451,7 +451,4 @@ void kill_model(struct sbuf *out, const struct kill_result *r);
  * command failed or timed out. No match is an answer, not a failure. */
 bool exec_is_error(const struct exec_result *r);
 
-/* Prints a --json object: t whole, and a newline. */
-void present_json(FILE *f, const struct jv *t);
-
 #endif
