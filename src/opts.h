@@ -29,19 +29,48 @@ enum cmd_id {
 #define CMD_ALL UINT64_MAX
 _Static_assert(C_COUNT <= 64, "a set of commands is 64 bits: widen CMD and struct opt's sets");
 
+/* What sets a command apart, for the command line (main.c). */
+enum cmd_flag {
+	CF_TAKES_COMMAND = 1 << 0, /* the first non-option starts the command line */
+	CF_NO_CONFIG = 1 << 1,     /* reads no config file and needs no engine */
+	CF_LENIENT = 1 << 2,       /* runs when the config or the engine is wrong,
+				    * and says so itself (doctor) */
+	CF_ENGINE_ARGS = 1 << 3,   /* what follows -- is the engine run's arguments */
+	CF_DIFF_STATUS = 1 << 4,   /* as diff(1): 1 says it found something, so
+				    * trouble is 2, not 1 */
+};
+
+struct result_type;
+
+/* A command: all that the command line and the MCP server need of it. */
 struct command {
 	enum cmd_id id;
 	const char *name;
-	int (*fn)(struct app *, struct err *);
-	/* An MCP tool's call: the whole tools/call result into res (calls.h). */
-	int (*answer)(struct app *, struct sbuf *res, struct err *);
+	/* What it does: its do-function (results.h), which fills a result of
+	 * type result, kept as a plain pointer that only result->run calls,
+	 * as the function it is; the front end that called it shows the
+	 * result (cmd_call). */
+	void (*run)(void);
+	const struct result_type *result;
+	/* Or, for a command with no result (shell, mcp), all it does; what
+	 * it shows is its own. help has neither: main.c's. */
+	int (*plain)(struct app *, struct err *);
+	/* After the result was shown, or the do-function failed: what the
+	 * result says whatever happened (run's workspace left). */
+	void (*finish)(const void *result);
 	const char *usage;    /* after "sandbox " */
 	const char *help;     /* what it does, for --help */
 	const char *mcp_desc; /* not NULL: an MCP tool, described so */
-	bool takes_command;   /* the first non-option starts the command line */
-	bool no_config;       /* reads no config file and needs no engine */
 	const char *tool;     /* the MCP tool's name, when not the command's */
+	unsigned flags;       /* enum cmd_flag */
 };
+/* Runs c, a command with a result, for a front end: its do-function
+ * fills the result, use shows it (with ctx, use's own), and it is
+ * freed; then c's finish, if any. The do-function's status, or -1 with
+ * e set. */
+int cmd_call(const struct command *c, struct app *a,
+	     void (*use)(void *ctx, const struct result_type *t, const void *r), void *ctx,
+	     struct err *e);
 /* The MCP tool's name of c. */
 const char *cmd_tool_name(const struct command *c);
 /* The command whose MCP tool is name; NULL if none. */

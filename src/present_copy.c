@@ -292,3 +292,9 @@ void apply_tree(struct jv *t, const struct apply_result *r)
 		put_bool(o, "refused", ch->refused);
 	}
 }
+
+/* ---- the result types (results.h) ---- */
+
+RESULT_TYPE(cp);
+TOOL_RESULT_TYPE(diff, result_no_error);
+RESULT_TYPE(apply);

@@ -119,3 +119,10 @@ void exec_result_free(struct exec_result *r)
 	sbuf_free(&r->out);
 	sbuf_free(&r->err);
 }
+
+void run_finish(const void *r)
+{
+	run_left(stderr, r);
+}
+
+TOOL_RESULT_TYPE(exec, exec_is_error);

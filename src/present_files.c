@@ -333,3 +333,11 @@ void grep_result_free(struct grep_result *r)
 	free(r->g);
 	r->g = NULL;
 }
+
+/* ---- the result types (results.h) ---- */
+
+TOOL_RESULT_TYPE(read, result_no_error);
+TOOL_RESULT_TYPE(write, result_no_error);
+TOOL_RESULT_TYPE(edit, result_no_error);
+TOOL_RESULT_TYPE(glob, result_no_error);
+TOOL_RESULT_TYPE(grep, result_no_error);

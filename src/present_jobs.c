@@ -204,3 +204,15 @@ void wait_tree(struct jv *t, const struct wait_result *r)
 	put_state(t, &r->st);
 	put_bool(t, "timed_out", r->timed_out);
 }
+
+bool kill_is_error(const struct kill_result *r)
+{
+	return strcmp(r->outcome, "alive") == 0;
+}
+
+/* ---- the result types (results.h) ---- */
+
+TOOL_RESULT_TYPE(jobs, result_no_error);
+TOOL_RESULT_TYPE(logs, result_no_error);
+TOOL_RESULT_TYPE(kill, kill_is_error);
+RESULT_TYPE(wait);

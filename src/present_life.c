@@ -316,3 +316,12 @@ void snapshots_tree(struct jv *t, const struct snapshots_result *r)
 	if (r->more)
 		put_bool(t, "truncated", true);
 }
+
+/* ---- the result types (results.h) ---- */
+
+RESULT_TYPE(ref);
+RESULT_TYPE(list);
+RESULT_TYPE(removed);
+RESULT_TYPE(pool);
+RESULT_TYPE(snapshot);
+RESULT_TYPE(snapshots);

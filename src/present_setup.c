@@ -83,3 +83,8 @@ void doctor_result_free(struct doctor_result *r)
 	free(r->v);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- the result types (results.h) ---- */
+
+RESULT_TYPE(trust);
+RESULT_TYPE(doctor);
