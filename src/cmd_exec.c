@@ -207,8 +207,11 @@ static int exec_tty(struct app *a, struct err *e);
 int do_exec(struct app *a, struct exec_result *r, struct err *e)
 {
 	result_begin(a, r);
-	if (a->o.exec.tty)
-		return r->status = exec_tty(a, e);
+	/* -t: the terminal showed it all; the status is the result. */
+	if (a->o.exec.tty) {
+		r->status = exec_tty(a, e);
+		return r->status;
+	}
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;

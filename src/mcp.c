@@ -389,7 +389,7 @@ static void call_release(struct app *c)
 	strvec_clear(&c->cfg.env);
 }
 
-/* A call's answer, as use of cmd_call: the whole tools/call result. */
+/* Where a call's answer goes (cmd_call's use: answer_result). */
 struct answer {
 	const struct app *call;
 	struct sbuf *res;
@@ -397,7 +397,7 @@ struct answer {
 
 /* A tool's result as the client gets it: the text for the model, and
  * the tree, both capped (mcp_result). */
-static void answer(void *ctx, const struct result_type *t, const void *r)
+static void answer_result(void *ctx, const struct result_type *t, const void *r)
 {
 	struct answer *an = ctx;
 	struct sbuf text = {0};
@@ -417,7 +417,7 @@ static int call_run(struct server *s, const struct command *t, struct app *c,
 	s->scan_off = s->in_off;
 	each_line(s, &s->scan_off, early_line); /* pings that came with it */
 	struct answer an = {c, res};
-	return cmd_call(t, c, answer, &an, e);
+	return cmd_call(t, c, answer_result, &an, e);
 }
 
 static void call_tool(struct server *s, const char *id, const struct jv *params)

@@ -1,6 +1,6 @@
 /* present_common.c: what the presenters of every family share (present.h):
  * a --json object printed, and the ages and line ends of their texts;
- * the is_error of a tool that never fails but with an error. */
+ * and the is_error of the tools whose results are never failures. */
 #include <stdint.h>
 
 #include "json.h"
