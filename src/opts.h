@@ -1,9 +1,10 @@
 /* opts.h: every command and every option, each in one table. The command
  * line's parser, --help and the usage lines, the MCP tools' input schemas
  * and the check of their arguments, and every option's default are made
- * from these rows: a new option is a row, a new command a row and its
- * function. An option that differs between commands (read's --limit and
- * grep's) is one row per meaning. */
+ * from these rows: a new option is a row, a new command a row (its
+ * do-function, its result's type, its flags) and what the row names
+ * (README, Layout). An option that differs between commands (read's
+ * --limit and grep's) is one row per meaning. */
 #ifndef SANDBOX_OPTS_H
 #define SANDBOX_OPTS_H
 
