@@ -202,9 +202,16 @@ static void result_begin(struct app *a, struct exec_result *r)
 				  .timeout = a->cfg.timeout};
 }
 
+static int exec_tty(struct app *a, struct err *e);
+
 int do_exec(struct app *a, struct exec_result *r, struct err *e)
 {
 	result_begin(a, r);
+	/* -t: the terminal showed it all; the status is the result. */
+	if (a->o.exec.tty) {
+		r->status = exec_tty(a, e);
+		return r->status;
+	}
 	if (check_command(a, e) < 0)
 		return -1;
 	struct ws ws;
@@ -389,8 +396,9 @@ static int tty_in_workspace(struct app *a, const struct strvec *inner, struct er
 }
 
 /* exec -t: the command as exec runs it (from its session, which it
- * saves), with a terminal. */
-int exec_tty(struct app *a, struct err *e)
+ * saves), with a terminal: its status, the result's; there is nothing
+ * else to show, the terminal showed it all. */
+static int exec_tty(struct app *a, struct err *e)
 {
 	const struct exec_opts *o = &a->o.exec;
 	if (a->json)

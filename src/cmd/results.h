@@ -6,7 +6,9 @@
  * its --json object (which MCP's structuredContent is too, capped), and
  * the text an MCP client's model reads. Strings of a result are borrowed
  * from the app (its options) or owned by the result (freed with it); the
- * tree borrows them all, so it goes before the result does. */
+ * tree borrows them all, so it goes before the result does. Each type of
+ * result is a struct result_type too, which a command's row names
+ * (opts.c) and the front ends use (main.c, mcp.c). */
 #ifndef SANDBOX_RESULTS_H
 #define SANDBOX_RESULTS_H
 
@@ -19,6 +21,70 @@
 #include "job.h"
 #include "jsonr.h"
 #include "util.h"
+
+/* How the front ends handle one type of result, struct NAME_result,
+ * without knowing it: made by RESULT_TYPE(NAME) or TOOL_RESULT_TYPE in
+ * the present_*.c of its family, of the typed functions declared below,
+ * each through an adaptor that gives the pointer its own type back (a
+ * function called through a pointer of another type is undefined). */
+struct result_type {
+	size_t size;            /* sizeof(struct NAME_result) */
+	/* Calls do_fn, a do-function of this type kept as a row keeps it
+	 * (opts.h), as the int (struct app *, struct NAME_result *,
+	 * struct err *) that it is (C17 6.3.2.3p8). */
+	int (*run)(void (*do_fn)(void), struct app *a, void *r, struct err *e);
+	void (*free)(void *r);  /* NAME_result_free */
+	void (*text)(FILE *out, FILE *err, const void *r);
+	void (*tree)(struct jv *t, const void *r);
+	void (*model)(struct sbuf *out, const void *r); /* a tool's; else NULL */
+	bool (*is_error)(const void *r);                /* a tool's; else NULL */
+};
+
+#define RESULT_ADAPTORS_(name)                                                           \
+	static int name##_run_(void (*do_fn)(void), struct app *a, void *r, struct err *e) \
+	{                                                                                 \
+		return ((int (*)(struct app *, struct name##_result *, struct err *))do_fn)( \
+			a, r, e);                                                         \
+	}                                                                                 \
+	static void name##_free_(void *r)                                                 \
+	{                                                                                 \
+		name##_result_free(r);                                                    \
+	}                                                                                 \
+	static void name##_text_(FILE *out, FILE *err, const void *r)                     \
+	{                                                                                 \
+		name##_text(out, err, r);                                                 \
+	}                                                                                 \
+	static void name##_tree_(struct jv *t, const void *r)                             \
+	{                                                                                 \
+		name##_tree(t, r);                                                        \
+	}
+
+/* NAME_result_type, of NAME_result_free, NAME_text and NAME_tree: a
+ * result of the command line's only. */
+#define RESULT_TYPE(name)                                                        \
+	RESULT_ADAPTORS_(name)                                                   \
+	const struct result_type name##_result_type = {                          \
+		sizeof(struct name##_result), name##_run_, name##_free_,         \
+		name##_text_, name##_tree_, NULL, NULL}
+
+/* The same for a tool's result, with NAME_model, and is_error: bool
+ * (const struct NAME_result *), or result_no_error. */
+#define TOOL_RESULT_TYPE(name, is_error)                                         \
+	RESULT_ADAPTORS_(name)                                                   \
+	static void name##_model_(struct sbuf *out, const void *r)               \
+	{                                                                        \
+		name##_model(out, r);                                            \
+	}                                                                        \
+	static bool name##_is_error_(const void *r)                              \
+	{                                                                        \
+		return is_error((const struct name##_result *)r);                \
+	}                                                                        \
+	const struct result_type name##_result_type = {                          \
+		sizeof(struct name##_result), name##_run_, name##_free_,         \
+		name##_text_, name##_tree_, name##_model_, name##_is_error_}
+
+/* The is_error of a tool whose every result is an answer, not a failure. */
+bool result_no_error(const void *r);
 
 /* create, start, stop: the workspace acted on. */
 struct ref_result {
@@ -301,10 +367,9 @@ int life_remove(struct app *a, const struct strvec *ids, const struct strvec *pa
 /* Whether w expired: its ttl passed, or its keep-alive ended it. */
 bool life_expired(const struct ws_row *w, long long now);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);
+/* exec -t too: the command with our terminal, its status the result's
+ * (the terminal showed the rest). */
 int do_exec(struct app *a, struct exec_result *res, struct err *e);
-/* exec -t: the command with our terminal; its status, and no result to
- * show (the terminal showed it all). */
-int exec_tty(struct app *a, struct err *e);
 /* Starts cmd as a background job in ws (cmd_job.c), shown as shown in
  * the list of jobs: id gets its number. */
 int job_start(struct app *a, struct ws *ws, char *const *cmd, size_t n, const char *shown,
@@ -448,10 +513,30 @@ void logs_model(struct sbuf *out, const struct logs_result *r);
 void kill_model(struct sbuf *out, const struct kill_result *r);
 
 /* Whether an MCP client is told the call failed (isError): exec's
- * command failed or timed out. No match is an answer, not a failure. */
+ * command failed or timed out; the job is still alive after KILL. No
+ * match is an answer, not a failure. */
 bool exec_is_error(const struct exec_result *r);
+bool kill_is_error(const struct kill_result *r);
 
-/* Prints a --json object: t whole, and a newline. */
-void present_json(FILE *f, const struct jv *t);
+/* Each result's type, as the rows of opts.c name them: made in the
+ * present_*.c of its family. */
+extern const struct result_type ref_result_type, list_result_type, removed_result_type,
+	pool_result_type, snapshot_result_type, snapshots_result_type;
+extern const struct result_type trust_result_type, doctor_result_type;
+extern const struct result_type exec_result_type;
+extern const struct result_type read_result_type, write_result_type, edit_result_type,
+	glob_result_type, grep_result_type;
+extern const struct result_type jobs_result_type, logs_result_type, kill_result_type,
+	wait_result_type;
+extern const struct result_type cp_result_type, diff_result_type, apply_result_type;
+
+/* run's finish (its row's): run_left on stderr, after the result or the
+ * error. */
+void run_finish(const void *r);
+
+/* The commands with no result: what they show is their own (a terminal,
+ * JSON-RPC on stdout). */
+int cmd_shell(struct app *a, struct err *e);
+int cmd_mcp(struct app *a, struct err *e);
 
 #endif

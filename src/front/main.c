@@ -11,7 +11,9 @@
 #include "app.h"
 #include "envp.h"
 #include "json.h"
+#include "jvb.h"
 #include "opts.h"
+#include "present.h"
 #include "results.h"
 #include "spawn.h"
 #include "version.h"
@@ -105,7 +107,7 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "--") == 0) {
-			struct strvec *rest = p->cmd && (p->cmd->id == C_CREATE || p->cmd->id == C_POOL)
+			struct strvec *rest = p->cmd && (p->cmd->flags & CF_ENGINE_ARGS)
 						      ? &a->o.extra : &a->o.args;
 			strvec_push_all(rest, argv + i + 1, (size_t)(argc - i - 1));
 			break;
@@ -123,7 +125,7 @@ static int parse_args(struct app *a, struct parsed *p, int argc, char **argv,
 			opt_defaults(&a->o, p->cmd->id);
 			continue;
 		}
-		if (p->cmd->takes_command) {
+		if (p->cmd->flags & CF_TAKES_COMMAND) {
 			/* The command's own flags are never taken for ours. */
 			strvec_push_all(&a->o.args, argv + i, (size_t)(argc - i));
 			break;
@@ -198,6 +200,25 @@ static void report(const struct app *a, const struct err *e)
 		fprintf(stderr, "sandbox: %s\n", msg);
 }
 
+/* The command line shows a result as its --json tree, or as its text. */
+static void show(void *ctx, const struct result_type *t, const void *r)
+{
+	const struct app *a = ctx;
+	if (!a->json) {
+		t->text(stdout, stderr, r);
+		return;
+	}
+	struct jv tree = {0};
+	t->tree(&tree, r);
+	present_json(stdout, &tree);
+	jvb_free(&tree);
+}
+
+static int run_command(const struct command *c, struct app *a, struct err *e)
+{
+	return c->plain ? c->plain(a, e) : cmd_call(c, a, show, a, e);
+}
+
 static int run(struct app *a, struct parsed *p, int argc, char **argv, struct err *e)
 {
 	if (parse_args(a, p, argc, argv, e) < 0)
@@ -206,9 +227,11 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		printf("sandbox %s\n", SANDBOX_VERSION);
 		return 0;
 	}
-	if (p->help || !p->cmd || !p->cmd->fn) {
-		const struct command *c = p->cmd && p->cmd->fn ? p->cmd : NULL;
-		if (p->cmd && !p->cmd->fn && a->o.args.n && !(c = cmd_find(a->o.args.v[0])))
+	/* help, the command that runs nothing, is ours. */
+	bool help = p->cmd && !p->cmd->plain && !p->cmd->run;
+	if (p->help || !p->cmd || help) {
+		const struct command *c = p->cmd && !help ? p->cmd : NULL;
+		if (help && a->o.args.n && !(c = cmd_find(a->o.args.v[0])))
 			return err_set(e, ERR_USAGE, "no command '%s'", a->o.args.v[0]);
 		if (!p->cmd && !p->help) {
 			opts_usage(stderr);
@@ -217,15 +240,15 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		opts_help(stdout, c);
 		return 0;
 	}
-	if (p->cmd->no_config)
-		return p->cmd->fn(a, e);
+	if (p->cmd->flags & CF_NO_CONFIG)
+		return run_command(p->cmd, a, e);
 	const char *config = p->config ? p->config : getenv("SANDBOX_CONFIG");
 	if (config && !*config)
 		config = NULL;
 	a->config = config;
 	a->config_from_env = config && !p->config;
 	/* doctor says itself what is wrong with which file, or the engine. */
-	bool lenient = p->cmd->id == C_DOCTOR;
+	bool lenient = p->cmd->flags & CF_LENIENT;
 	if (cfg_load_all(&a->cfg, config, e) < 0) {
 		if (!lenient)
 			return -1;
@@ -253,7 +276,7 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		a->engine_err = *e;
 		*e = (struct err){0};
 	}
-	return p->cmd->fn(a, e);
+	return run_command(p->cmd, a, e);
 }
 
 int main(int argc, char **argv)
@@ -268,7 +291,7 @@ int main(int argc, char **argv)
 		report(&a, &e);
 		status = err_exit_status(e.kind);
 		/* As diff(1): 1 says something changed; trouble is 2. */
-		if (status == 1 && p.cmd && p.cmd->id == C_DIFF)
+		if (status == 1 && p.cmd && (p.cmd->flags & CF_DIFF_STATUS))
 			status = 2;
 		if (e.kind == ERR_INTERRUPTED && spawn_interrupted)
 			status = spawn_interrupted_status();

@@ -21,8 +21,10 @@
 #include "exec.h"
 #include "json.h"
 #include "jsonr.h"
+#include "jvb.h"
 #include "mcp_result.h"
 #include "opts.h"
+#include "results.h"
 #include "spawn.h"
 #include "version.h"
 #include "workspace.h"
@@ -387,6 +389,26 @@ static void call_release(struct app *c)
 	strvec_clear(&c->cfg.env);
 }
 
+/* Where a call's answer goes (cmd_call's use: answer_result). */
+struct answer {
+	const struct app *call;
+	struct sbuf *res;
+};
+
+/* A tool's result as the client gets it: the text for the model, and
+ * the tree, both capped (mcp_result). */
+static void answer_result(void *ctx, const struct result_type *t, const void *r)
+{
+	struct answer *an = ctx;
+	struct sbuf text = {0};
+	struct jv tree = {0};
+	t->model(&text, r);
+	t->tree(&tree, r);
+	mcp_result(an->res, &text, &tree, an->call->output_limit, t->is_error(r));
+	jvb_free(&tree);
+	sbuf_free(&text);
+}
+
 /* Runs the call; its commands are driven by the server's loop
  * (drive_call), which serves the input meanwhile. */
 static int call_run(struct server *s, const struct command *t, struct app *c,
@@ -394,7 +416,8 @@ static int call_run(struct server *s, const struct command *t, struct app *c,
 {
 	s->scan_off = s->in_off;
 	each_line(s, &s->scan_off, early_line); /* pings that came with it */
-	return t->answer(c, res, e);
+	struct answer an = {c, res};
+	return cmd_call(t, c, answer_result, &an, e);
 }
 
 static void call_tool(struct server *s, const char *id, const struct jv *params)
@@ -405,7 +428,7 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 	s->cancelled = false;
 	const char *name = jv_str(jv_get(params, "name"));
 	const struct command *t = name ? cmd_find_tool(name) : NULL;
-	if (!t || !t->answer) {
+	if (!t) {
 		reply_error(id, RPC_PARAMS, "unknown tool%s%s", name ? " " : "", name ? name : "");
 		return;
 	}

@@ -7,188 +7,221 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calls.h"
 #include "config.h"
 #include "engine.h"
 #include "grep.h"
+#include "results.h"
 #include "utf8.h"
 #include "util.h"
 
+/* A row's do-function, do_NAME, and its result's type, TYPE_result_type:
+ * do_NAME must have TYPE's signature (else no _Generic association
+ * matches: a compile error). The row keeps it as a plain function
+ * pointer, which TYPE's run converts back (results.h). */
+#define DOES(name, type)                                                                   \
+	.run = _Generic(do_##name,                                                         \
+			int (*)(struct app *, struct type##_result *, struct err *):       \
+				(void (*)(void))do_##name),                                 \
+	.result = &type##_result_type
+
+/* The rows in the order of the usage lines. */
 static const struct command commands[] = {
-	{C_CREATE, "create", cmd_create, NULL, "create [options] [-- ENGINE_RUN_ARGS...]",
-	 "Create a workspace and print its ref.\n", NULL, false, false, NULL},
-	{C_EXEC, "exec", cmd_exec, answer_exec,
-	 "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
-	 "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
-	 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
-	 "sandbox itself failed.\n",
-	 "Run shell text (sh -c) in the sandbox container (the first call in its workspace directory) and return "
-	 "its stdout, stderr and exit code. The command is killed, with everything it started, "
-	 "after its timeout (see the timeout argument). Long output keeps its head and tail. Calls "
-	 "share a session, as in a terminal: each starts in the directory and with the exported "
-	 "variables the previous one left (cd and export carry over; shell functions and "
-	 "unexported variables do not); reset starts afresh. There is "
-	 "no network unless the sandbox was started with one. Use the read, write, edit, glob "
-	 "and grep tools for files rather than cat, sed or find.",
-	 true, false, NULL},
-	{C_SHELL, "shell", cmd_shell, NULL, "shell [--cwd DIR] [--session NAME]",
-	 "Open an interactive shell (bash if the image has it, else sh) with a\n"
-	 "terminal in the workspace named by -w or SANDBOX_WORKSPACE, or in a new\n"
-	 "one. Needs a terminal on stdin. Exits with the shell's status.\n",
-	 NULL, false, false, NULL},
-	{C_RUN, "run", cmd_run, NULL, "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
-	 "Create a workspace, run one command in it, remove it whatever happens.\n"
-	 "One taken from a pool goes in the background, once the command ended.\n", NULL,
-	 true, false, NULL},
-	{C_START, "start", cmd_start, NULL, "start [REF]", "Start a stopped workspace.\n", NULL, false, false, NULL},
-	{C_STOP, "stop", cmd_stop, NULL, "stop [REF]", "Stop a workspace; its files stay.\n", NULL, false, false, NULL},
-	{C_DESTROY, "destroy", cmd_destroy, NULL, "destroy REF... | destroy --all | destroy --snapshot NAME",
-	 "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
-	 "-w REF names one too; SANDBOX_WORKSPACE alone does not. --snapshot NAME\n"
-	 "removes a snapshot instead.\n", NULL, false, false, NULL},
-	{C_LIST, "list", cmd_list, NULL, "list",
-	 "List the workspaces: ref, state, image, age, and when each expires (a\n"
-	 "ttl's deadline, an idle time). A pool's ready ones are not listed.\n", NULL,
-	 false, false, NULL},
-	{C_PRUNE, "prune", cmd_prune, NULL, "prune [--older-than DURATION] [--stopped] [--expired]",
-	 "Remove workspaces in bulk.\n", NULL, false, false, NULL},
-	{C_POOL, "pool", cmd_pool, NULL,
-	 "pool fill N [create options] [-- ENGINE_RUN_ARGS...] | pool list | pool drain [--spec SPEC]",
-	 "Keep workspaces ready ahead of time. fill makes the pool of these create\n"
-	 "options hold N ready workspaces (setup run); a create, run, exec or mcp\n"
-	 "with the same options then takes one, renamed (a run's keeps its pool\n"
-	 "name), in place of a new container. list shows the pools (SPEC, READY,\n"
-	 "STOPPED, IMAGE); drain removes them, or the one of --spec.\n", NULL, false, false, NULL},
-	{C_READ, "read", cmd_read, answer_read, "read PATH [--offset N] [--limit N] [--raw]",
-	 "Print a file of the workspace with numbered lines (cat -n style); a line\n"
-	 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
-	 "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
-	 "(1-based) for at most limit lines (default 2000); longer lines are cut at 2000 "
-	 "characters. When lines remain, the result says so: call again with the offset it "
-	 "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
-	 "edit's expect_sha256.",
-	 false, false, NULL},
-	{C_WRITE, "write", cmd_write, answer_write, "write PATH [--content TEXT]",
-	 "Write a file of the workspace atomically, from --content or from stdin\n"
-	 "(any bytes, any size); missing directories are created, an existing\n"
-	 "file keeps its mode and owner.\n",
-	 "Create or replace a file in the workspace with the given content, atomically; "
-	 "missing directories are created, an existing file keeps its mode. Prefer edit for "
-	 "changing part of a file.",
-	 false, false, NULL},
-	{C_EDIT, "edit", cmd_edit, answer_edit,
-	 "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
-	 "Replace the exact old text with the new one and print the diff. The old\n"
-	 "text must occur once, unless --all.\n",
-	 "Replace old_text with new_text in a file. old_text must match exactly (whitespace "
-	 "and indentation included) and occur exactly once; when it occurs several times the "
-	 "error gives their lines: add surrounding text to make it unique, or set "
-	 "replace_all. A file with CRLF line endings keeps them. Returns a unified diff.",
-	 false, false, NULL},
-	{C_GLOB, "glob", cmd_glob, answer_glob, "glob PATTERN [--path DIR] [--limit N]",
-	 "List the files under --path that match PATTERN, newest first: * and ?\n"
-	 "within a name, [...], {a,b}, ** for any depth. Exit 1 when none matches.\n",
-	 "Find files by name pattern under path (default: the workspace directory): * and ? "
-	 "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
-	 "first, at most limit (default 1000); .git is skipped.",
-	 false, false, NULL},
-	{C_GREP, "grep", cmd_grep, answer_grep,
-	 "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
-	 "Search the files under --path (a file or a directory) for an extended\n"
-	 "regular expression. Binary files and .git are skipped; output is sorted\n"
-	 "by path. Exit 1 when nothing matches.\n",
-	 "Search file contents with a POSIX extended regular expression, recursively from "
-	 "path (default: the workspace directory). output_mode files (default) lists matching "
-	 "files, content gives path:line:text (with context lines around), count gives "
-	 "path:N. Sorted by path; binary files and .git are skipped; at most limit lines.",
-	 false, false, NULL},
-	{C_MCP, "mcp", cmd_mcp, NULL,
-	 "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
-	 "Serve the tools (exec, read, write, edit, glob, grep, and job_output,\n"
-	 "job_kill, job_list for background jobs) to an agent as a Model Context\n"
-	 "Protocol server: JSON-RPC on stdin and stdout, logs on\n"
-	 "stderr. The workspace is -w REF, or one created on the first call from\n"
-	 "the config and the create options; its ref goes to stderr. At the end of\n"
-	 "input the server exits and keeps the workspace, unless --rm.\n", NULL, false, false, NULL},
-	{C_TRUST, "trust", cmd_trust, NULL, "trust [--revoke] [FILE]",
-	 "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
-	 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
-	 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
-	 "workspace with the directory mounted can write it; read it first. A file\n"
-	 "named with --config or SANDBOX_CONFIG needs no trust.\n", NULL, false, true, NULL},
-	{C_JOBS, "jobs", cmd_jobs, answer_jobs, "jobs",
-	 "List the background jobs of the workspace: JOB, STATE (running, exited N,\n"
-	 "killed SIG, lost), AGE, COMMAND.\n",
-	 "List the background jobs of the workspace (exec with background: true): their "
-	 "numbers, states (running, exited N, killed SIG, lost: the sandbox restarted), "
-	 "ages and commands.",
-	 false, false, "job_list"},
-	{C_LOGS, "logs", cmd_logs, answer_logs, "logs JOB [--stderr] [--offset N] [--follow]",
-	 "Print a background job's output (stdout, or --stderr), from byte --offset\n"
-	 "on. A job keeps the first and the last MiB of each stream. --follow\n"
-	 "prints it as it comes until the job ends, then exits with its status.\n",
-	 "Read a background job's output: its stdout from byte offset and its stderr from "
-	 "byte stderr_offset (both 0 at first), with its state. The result gives the offsets "
-	 "to pass next. With wait, waits that many seconds at most for new output or the "
-	 "job's end first: poll a server until it is ready, or a build until it ends. A job "
-	 "keeps the first and the last MiB of each stream.",
-	 false, false, "job_output"},
-	{C_KILL, "kill", cmd_kill, answer_kill, "kill JOB [--signal SIG]",
-	 "Stop a background job and everything it started: TERM, then KILL a\n"
-	 "second later; or send only --signal SIG (a name or a number).\n",
-	 "Stop a background job and every process it started (TERM, then KILL a second "
-	 "later), or send it only the signal given (INT, HUP, ...).",
-	 false, false, "job_kill"},
-	{C_WAIT, "wait", cmd_wait, NULL, "wait JOB [--timeout SECONDS]",
-	 "Wait for a background job to end and exit with its status (128+N when\n"
-	 "signal N killed it; 124 when --timeout passed first: the job goes on).\n",
-	 NULL, false, false, NULL},
-	{C_CP, "cp", cmd_cp, NULL, "cp [--timeout SECONDS] [--max-size SIZE] SRC... DEST",
-	 "Copy files and directory trees between the host and the workspace, both\n"
-	 "ways; the workspace's side is written :PATH (or REF:PATH). As docker cp:\n"
-	 "a directory lands in DEST/NAME when DEST is a directory, else becomes\n"
-	 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
-	 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
-	 "entry is written outside DEST, and nothing at all unless the whole stream\n"
-	 "came, within --max-size and a twentieth of the disk left free.\n", NULL, false, false, NULL},
-	{C_DIFF, "diff", cmd_diff, answer_diff, "diff [PATH...] [--stat] [--name-only] [--max-size SIZE]",
-	 "Show what changed in a copy workspace (create --copy DIR) since the copy,\n"
-	 "or since the last apply: unified diffs of text files, as git diff prints\n"
-	 "them, and added, deleted, binary, mode and link changes; what apply would\n"
-	 "refuse, and the review's ID for apply --expect, on stderr. Exit 0 when\n"
-	 "nothing changed, 1 when something did, 2 or 255 on trouble.\n",
-	 "Show what changed in the workspace since its copy was made (or since the last "
-	 "apply): a unified diff per changed file (git style: new, deleted, mode and "
-	 "symlink changes; binary files named), limited to path when given. Review your "
-	 "own work with it before you say you are done.",
-	 false, false, NULL},
-	{C_APPLY, "apply", cmd_apply, NULL,
-	 "apply [PATH...] [--check] [--force] [--expect ID] [--max-size SIZE]",
-	 "Write a copy workspace's changes into DIR, the directory it was copied\n"
-	 "from: each file through a temporary name renamed into place, deletions,\n"
-	 "modes, links. A path that changed in DIR since the copy is a conflict:\n"
-	 "nothing is written unless --force. Version-control metadata (.git, .hg,\n"
-	 ".svn, .jj, _darcs, .bzr) is never written. Then diff starts from here.\n",
-	 NULL, false, false, NULL},
-	{C_DOCTOR, "doctor", cmd_doctor, NULL, "doctor [--image IMG]",
-	 "Check what sandbox needs, one line each: the config files and the trust\n"
-	 "of ./sandbox.ini, the engine's client, its daemon (local or remote),\n"
-	 "rootless or not, cgroups, the limits the engine can enforce, and the\n"
-	 "image (the configured one, or --image). A failed check says what to do;\n"
-	 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
-	 "when one does not.\n", NULL, false, false, NULL},
-	{C_SNAPSHOT, "snapshot", cmd_snapshot, NULL, "snapshot [REF] [--name NAME] [--snapshot-max SIZE]",
-	 "Commit the files of the workspace (REF, -w or SANDBOX_WORKSPACE) to an\n"
-	 "image, " SNAPSHOT_REPO ":NAME, and print NAME. A bind mount or volume is\n"
-	 "not part of it: a line on stderr says so. Default NAME: REF-DATE-TIME-XXXX.\n",
-	 NULL, false, false, NULL},
-	{C_SNAPSHOTS, "snapshots", cmd_snapshots, NULL, "snapshots",
-	 "List the snapshots: name, the workspace it came from, age, size.\n", NULL, false, false, NULL},
-	{C_FORK, "fork", cmd_fork, NULL, "fork [REF] [create options]",
-	 "Snapshot the workspace and create a new one from the snapshot (create\n"
-	 "--from NAME), in one; print the new workspace's ref.\n", NULL, false, false, NULL},
-	{C_HELP, "help", NULL, NULL, "help [COMMAND]", "Show help.\n", NULL, false, false, NULL},
+	{C_CREATE, "create", DOES(create, ref),
+	 .usage = "create [options] [-- ENGINE_RUN_ARGS...]",
+	 .help = "Create a workspace and print its ref.\n",
+	 .flags = CF_ENGINE_ARGS},
+	{C_EXEC, "exec", DOES(exec, exec),
+	 .usage = "exec [options] [--] CMD [ARG...] | exec [options] -c TEXT",
+	 .help = "Run a command in the workspace named by -w or SANDBOX_WORKSPACE, or in a\n"
+		 "new one. Exits with the command's status; 124 on timeout; 255 when the\n"
+		 "sandbox itself failed.\n",
+	 .mcp_desc = "Run shell text (sh -c) in the sandbox container (the first call in its workspace directory) and return "
+		     "its stdout, stderr and exit code. The command is killed, with everything it started, "
+		     "after its timeout (see the timeout argument). Long output keeps its head and tail. Calls "
+		     "share a session, as in a terminal: each starts in the directory and with the exported "
+		     "variables the previous one left (cd and export carry over; shell functions and "
+		     "unexported variables do not); reset starts afresh. There is "
+		     "no network unless the sandbox was started with one. Use the read, write, edit, glob "
+		     "and grep tools for files rather than cat, sed or find.",
+	 .flags = CF_TAKES_COMMAND},
+	{C_SHELL, "shell", .plain = cmd_shell,
+	 .usage = "shell [--cwd DIR] [--session NAME]",
+	 .help = "Open an interactive shell (bash if the image has it, else sh) with a\n"
+		 "terminal in the workspace named by -w or SANDBOX_WORKSPACE, or in a new\n"
+		 "one. Needs a terminal on stdin. Exits with the shell's status.\n"},
+	{C_RUN, "run", DOES(run, exec), .finish = run_finish,
+	 .usage = "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
+	 .help = "Create a workspace, run one command in it, remove it whatever happens.\n"
+		 "One taken from a pool goes in the background, once the command ended.\n",
+	 .flags = CF_TAKES_COMMAND},
+	{C_START, "start", DOES(start, ref),
+	 .usage = "start [REF]",
+	 .help = "Start a stopped workspace.\n"},
+	{C_STOP, "stop", DOES(stop, ref),
+	 .usage = "stop [REF]",
+	 .help = "Stop a workspace; its files stay.\n"},
+	{C_DESTROY, "destroy", DOES(destroy, removed),
+	 .usage = "destroy REF... | destroy --all | destroy --snapshot NAME",
+	 .help = "Remove workspaces and their anonymous volumes; a gone one is no error.\n"
+		 "-w REF names one too; SANDBOX_WORKSPACE alone does not. --snapshot NAME\n"
+		 "removes a snapshot instead.\n"},
+	{C_LIST, "list", DOES(list, list),
+	 .usage = "list",
+	 .help = "List the workspaces: ref, state, image, age, and when each expires (a\n"
+		 "ttl's deadline, an idle time). A pool's ready ones are not listed.\n"},
+	{C_PRUNE, "prune", DOES(prune, removed),
+	 .usage = "prune [--older-than DURATION] [--stopped] [--expired]",
+	 .help = "Remove workspaces in bulk.\n"},
+	{C_POOL, "pool", DOES(pool, pool),
+	 .usage = "pool fill N [create options] [-- ENGINE_RUN_ARGS...] | pool list | pool drain [--spec SPEC]",
+	 .help = "Keep workspaces ready ahead of time. fill makes the pool of these create\n"
+		 "options hold N ready workspaces (setup run); a create, run, exec or mcp\n"
+		 "with the same options then takes one, renamed (a run's keeps its pool\n"
+		 "name), in place of a new container. list shows the pools (SPEC, READY,\n"
+		 "STOPPED, IMAGE); drain removes them, or the one of --spec.\n",
+	 .flags = CF_ENGINE_ARGS},
+	{C_READ, "read", DOES(read, read),
+	 .usage = "read PATH [--offset N] [--limit N] [--raw]",
+	 .help = "Print a file of the workspace with numbered lines (cat -n style); a line\n"
+		 "over 2000 characters is cut. A binary file is refused unless --raw.\n",
+	 .mcp_desc = "Read a text file of the workspace. Lines come numbered like cat -n, from offset "
+		     "(1-based) for at most limit lines (default 2000); longer lines are cut at 2000 "
+		     "characters. When lines remain, the result says so: call again with the offset it "
+		     "gives. Binary files are refused. structuredContent.sha256 is the file's hash, for "
+		     "edit's expect_sha256."},
+	{C_WRITE, "write", DOES(write, write),
+	 .usage = "write PATH [--content TEXT]",
+	 .help = "Write a file of the workspace atomically, from --content or from stdin\n"
+		 "(any bytes, any size); missing directories are created, an existing\n"
+		 "file keeps its mode and owner.\n",
+	 .mcp_desc = "Create or replace a file in the workspace with the given content, atomically; "
+		     "missing directories are created, an existing file keeps its mode. Prefer edit for "
+		     "changing part of a file."},
+	{C_EDIT, "edit", DOES(edit, edit),
+	 .usage = "edit PATH --old TEXT|--old-file F --new TEXT|--new-file F [--all] [--expect-sha256 HASH]",
+	 .help = "Replace the exact old text with the new one and print the diff. The old\n"
+		 "text must occur once, unless --all.\n",
+	 .mcp_desc = "Replace old_text with new_text in a file. old_text must match exactly (whitespace "
+		     "and indentation included) and occur exactly once; when it occurs several times the "
+		     "error gives their lines: add surrounding text to make it unique, or set "
+		     "replace_all. A file with CRLF line endings keeps them. Returns a unified diff."},
+	{C_GLOB, "glob", DOES(glob, glob),
+	 .usage = "glob PATTERN [--path DIR] [--limit N]",
+	 .help = "List the files under --path that match PATTERN, newest first: * and ?\n"
+		 "within a name, [...], {a,b}, ** for any depth. Exit 1 when none matches.\n",
+	 .mcp_desc = "Find files by name pattern under path (default: the workspace directory): * and ? "
+		     "within one name, [...], {a,b}, and ** across directories (src/**/*.c). Newest "
+		     "first, at most limit (default 1000); .git is skipped."},
+	{C_GREP, "grep", DOES(grep, grep),
+	 .usage = "grep REGEX [--path PATH] [--glob PATTERN] [-i] [-F] [--output files|content|count] [-A N] [-B N] [-C N] [--limit N]",
+	 .help = "Search the files under --path (a file or a directory) for an extended\n"
+		 "regular expression. Binary files and .git are skipped; output is sorted\n"
+		 "by path. Exit 1 when nothing matches.\n",
+	 .mcp_desc = "Search file contents with a POSIX extended regular expression, recursively from "
+		     "path (default: the workspace directory). output_mode files (default) lists matching "
+		     "files, content gives path:line:text (with context lines around), count gives "
+		     "path:N. Sorted by path; binary files and .git are skipped; at most limit lines."},
+	{C_MCP, "mcp", .plain = cmd_mcp,
+	 .usage = "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
+	 .help = "Serve the tools (exec, read, write, edit, glob, grep, and job_output,\n"
+		 "job_kill, job_list for background jobs) to an agent as a Model Context\n"
+		 "Protocol server: JSON-RPC on stdin and stdout, logs on\n"
+		 "stderr. The workspace is -w REF, or one created on the first call from\n"
+		 "the config and the create options; its ref goes to stderr. At the end of\n"
+		 "input the server exits and keeps the workspace, unless --rm.\n"},
+	{C_TRUST, "trust", DOES(trust, trust),
+	 .usage = "trust [--revoke] [FILE]",
+	 .help = "Trust the config file FILE (default ./sandbox.ini) as it is now: record\n"
+		 "its SHA-256 under its real path in ~/.config/sandbox/trusted. A\n"
+		 "./sandbox.ini is used only while it is trusted and unchanged, since a\n"
+		 "workspace with the directory mounted can write it; read it first. A file\n"
+		 "named with --config or SANDBOX_CONFIG needs no trust.\n",
+	 .flags = CF_NO_CONFIG},
+	{C_JOBS, "jobs", DOES(jobs, jobs),
+	 .usage = "jobs",
+	 .help = "List the background jobs of the workspace: JOB, STATE (running, exited N,\n"
+		 "killed SIG, lost), AGE, COMMAND.\n",
+	 .mcp_desc = "List the background jobs of the workspace (exec with background: true): their "
+		     "numbers, states (running, exited N, killed SIG, lost: the sandbox restarted), "
+		     "ages and commands.",
+	 .tool = "job_list"},
+	{C_LOGS, "logs", DOES(logs, logs),
+	 .usage = "logs JOB [--stderr] [--offset N] [--follow]",
+	 .help = "Print a background job's output (stdout, or --stderr), from byte --offset\n"
+		 "on. A job keeps the first and the last MiB of each stream. --follow\n"
+		 "prints it as it comes until the job ends, then exits with its status.\n",
+	 .mcp_desc = "Read a background job's output: its stdout from byte offset and its stderr from "
+		     "byte stderr_offset (both 0 at first), with its state. The result gives the offsets "
+		     "to pass next. With wait, waits that many seconds at most for new output or the "
+		     "job's end first: poll a server until it is ready, or a build until it ends. A job "
+		     "keeps the first and the last MiB of each stream.",
+	 .tool = "job_output"},
+	{C_KILL, "kill", DOES(kill, kill),
+	 .usage = "kill JOB [--signal SIG]",
+	 .help = "Stop a background job and everything it started: TERM, then KILL a\n"
+		 "second later; or send only --signal SIG (a name or a number).\n",
+	 .mcp_desc = "Stop a background job and every process it started (TERM, then KILL a second "
+		     "later), or send it only the signal given (INT, HUP, ...).",
+	 .tool = "job_kill"},
+	{C_WAIT, "wait", DOES(wait, wait),
+	 .usage = "wait JOB [--timeout SECONDS]",
+	 .help = "Wait for a background job to end and exit with its status (128+N when\n"
+		 "signal N killed it; 124 when --timeout passed first: the job goes on).\n"},
+	{C_CP, "cp", DOES(cp, cp),
+	 .usage = "cp [--timeout SECONDS] [--max-size SIZE] SRC... DEST",
+	 .help = "Copy files and directory trees between the host and the workspace, both\n"
+		 "ways; the workspace's side is written :PATH (or REF:PATH). As docker cp:\n"
+		 "a directory lands in DEST/NAME when DEST is a directory, else becomes\n"
+		 "DEST; SRC/. copies its contents; '-' is a tar stream on stdin or stdout.\n"
+		 "Modes, mtimes and symlinks (as links) are kept; out of the workspace, no\n"
+		 "entry is written outside DEST, and nothing at all unless the whole stream\n"
+		 "came, within --max-size and a twentieth of the disk left free.\n"},
+	{C_DIFF, "diff", DOES(diff, diff),
+	 .usage = "diff [PATH...] [--stat] [--name-only] [--max-size SIZE]",
+	 .help = "Show what changed in a copy workspace (create --copy DIR) since the copy,\n"
+		 "or since the last apply: unified diffs of text files, as git diff prints\n"
+		 "them, and added, deleted, binary, mode and link changes; what apply would\n"
+		 "refuse, and the review's ID for apply --expect, on stderr. Exit 0 when\n"
+		 "nothing changed, 1 when something did, 2 or 255 on trouble.\n",
+	 .mcp_desc = "Show what changed in the workspace since its copy was made (or since the last "
+		     "apply): a unified diff per changed file (git style: new, deleted, mode and "
+		     "symlink changes; binary files named), limited to path when given. Review your "
+		     "own work with it before you say you are done.",
+	 .flags = CF_DIFF_STATUS},
+	{C_APPLY, "apply", DOES(apply, apply),
+	 .usage = "apply [PATH...] [--check] [--force] [--expect ID] [--max-size SIZE]",
+	 .help = "Write a copy workspace's changes into DIR, the directory it was copied\n"
+		 "from: each file through a temporary name renamed into place, deletions,\n"
+		 "modes, links. A path that changed in DIR since the copy is a conflict:\n"
+		 "nothing is written unless --force. Version-control metadata (.git, .hg,\n"
+		 ".svn, .jj, _darcs, .bzr) is never written. Then diff starts from here.\n"},
+	{C_DOCTOR, "doctor", DOES(doctor, doctor),
+	 .usage = "doctor [--image IMG]",
+	 .help = "Check what sandbox needs, one line each: the config files and the trust\n"
+		 "of ./sandbox.ini, the engine's client, its daemon (local or remote),\n"
+		 "rootless or not, cgroups, the limits the engine can enforce, and the\n"
+		 "image (the configured one, or --image). A failed check says what to do;\n"
+		 "one that depends on it is skipped. Exit 0 when every check passes, 1\n"
+		 "when one does not.\n",
+	 .flags = CF_LENIENT},
+	{C_SNAPSHOT, "snapshot", DOES(snapshot, snapshot),
+	 .usage = "snapshot [REF] [--name NAME] [--snapshot-max SIZE]",
+	 .help = "Commit the files of the workspace (REF, -w or SANDBOX_WORKSPACE) to an\n"
+		 "image, " SNAPSHOT_REPO ":NAME, and print NAME. A bind mount or volume is\n"
+		 "not part of it: a line on stderr says so. Default NAME: REF-DATE-TIME-XXXX.\n"},
+	{C_SNAPSHOTS, "snapshots", DOES(snapshots, snapshots),
+	 .usage = "snapshots",
+	 .help = "List the snapshots: name, the workspace it came from, age, size.\n"},
+	{C_FORK, "fork", DOES(fork, snapshot),
+	 .usage = "fork [REF] [create options]",
+	 .help = "Snapshot the workspace and create a new one from the snapshot (create\n"
+		 "--from NAME), in one; print the new workspace's ref.\n"},
+	{C_HELP, "help",
+	 .usage = "help [COMMAND]",
+	 .help = "Show help.\n"},
 };
+
+_Static_assert(ARRAY_LEN(commands) == C_COUNT, "a row for every command, and no more");
 
 #define C_NEW (CMD(C_CREATE) | CMD(C_RUN) | CMD(C_MCP) | CMD(C_POOL))
 /* The create options a fork takes too: not those of its image and files. */
@@ -469,7 +502,7 @@ const char *cmd_tool_name(const struct command *c)
 const struct command *cmd_find_tool(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
-		if (commands[i].answer && strcmp(cmd_tool_name(&commands[i]), name) == 0)
+		if (commands[i].mcp_desc && strcmp(cmd_tool_name(&commands[i]), name) == 0)
 			return &commands[i];
 	return NULL;
 }
@@ -480,6 +513,23 @@ const struct command *cmd_of(enum cmd_id id)
 		if (commands[i].id == id)
 			return &commands[i];
 	abort(); /* every id has its row */
+}
+
+int cmd_call(const struct command *c, struct app *a,
+	     void (*use)(void *ctx, const struct result_type *t, const void *r), void *ctx,
+	     struct err *e)
+{
+	const struct result_type *t = c->result;
+	void *r = xmalloc(t->size);
+	int rc = t->run(c->run, a, r, e);
+	if (rc >= 0) {
+		use(ctx, t, r);
+		t->free(r);
+	}
+	if (c->finish)
+		c->finish(r);
+	free(r);
+	return rc;
 }
 
 const struct opt *opt_table(size_t *n)

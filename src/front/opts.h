@@ -1,14 +1,16 @@
 /* opts.h: every command and every option, each in one table. The command
  * line's parser, --help and the usage lines, the MCP tools' input schemas
  * and the check of their arguments, and every option's default are made
- * from these rows: a new option is a row, a new command a row and its
- * function. An option that differs between commands (read's --limit and
- * grep's) is one row per meaning. */
+ * from these rows: a new option is a row, a new command a row (its
+ * do-function, its result's type, its flags) and what the row names
+ * (README, Layout). An option that differs between commands (read's
+ * --limit and grep's) is one row per meaning. */
 #ifndef SANDBOX_OPTS_H
 #define SANDBOX_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "app.h"
@@ -22,23 +24,55 @@ enum cmd_id {
 	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST,
 	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_CP, C_DIFF, C_APPLY, C_DOCTOR, C_SHELL, C_POOL,
 	C_SNAPSHOT, C_SNAPSHOTS, C_FORK, C_HELP,
+	C_COUNT                /* how many: not a command */
 };
-#define CMD(c) (1u << (c))
-#define CMD_ALL 0xffffffffu
+/* A set of commands: an option's, a tool's. One bit a command. */
+#define CMD(c) ((uint64_t)1 << (c))
+#define CMD_ALL UINT64_MAX
+_Static_assert(C_COUNT <= 64, "a set of commands is 64 bits: widen CMD and struct opt's sets");
 
+/* What sets a command apart, for the command line (main.c). */
+enum cmd_flag {
+	CF_TAKES_COMMAND = 1 << 0, /* the first non-option starts the command line */
+	CF_NO_CONFIG = 1 << 1,     /* reads no config file and needs no engine */
+	CF_LENIENT = 1 << 2,       /* runs when the config or the engine is wrong,
+				    * and says so itself (doctor) */
+	CF_ENGINE_ARGS = 1 << 3,   /* what follows -- is the engine run's arguments */
+	CF_DIFF_STATUS = 1 << 4,   /* as diff(1): 1 says it found something, so
+				    * trouble is 2, not 1 */
+};
+
+struct result_type;
+
+/* A command: all that the command line and the MCP server need of it. */
 struct command {
 	enum cmd_id id;
 	const char *name;
-	int (*fn)(struct app *, struct err *);
-	/* An MCP tool's call: the whole tools/call result into res (calls.h). */
-	int (*answer)(struct app *, struct sbuf *res, struct err *);
+	/* What it does: its do-function (results.h), which fills a result of
+	 * type result, kept as a plain pointer that only result->run calls,
+	 * as the function it is; the front end that called it shows the
+	 * result (cmd_call). */
+	void (*run)(void);
+	const struct result_type *result;
+	/* Or, for a command with no result (shell, mcp), all it does; what
+	 * it shows is its own. help has neither: main.c's. */
+	int (*plain)(struct app *, struct err *);
+	/* After the result was shown, or the do-function failed: what the
+	 * result says whatever happened (run's workspace left). */
+	void (*finish)(const void *result);
 	const char *usage;    /* after "sandbox " */
 	const char *help;     /* what it does, for --help */
 	const char *mcp_desc; /* not NULL: an MCP tool, described so */
-	bool takes_command;   /* the first non-option starts the command line */
-	bool no_config;       /* reads no config file and needs no engine */
 	const char *tool;     /* the MCP tool's name, when not the command's */
+	unsigned flags;       /* enum cmd_flag */
 };
+/* Runs c, a command with a result, for a front end: its do-function
+ * fills the result, use shows it (with ctx, use's own), and it is
+ * freed; then c's finish, if any. The do-function's status, or -1 with
+ * e set. */
+int cmd_call(const struct command *c, struct app *a,
+	     void (*use)(void *ctx, const struct result_type *t, const void *r), void *ctx,
+	     struct err *e);
 /* The MCP tool's name of c. */
 const char *cmd_tool_name(const struct command *c);
 /* The command whose MCP tool is name; NULL if none. */
@@ -58,8 +92,8 @@ struct opt {
 	const char *lng;      /* --NAME; NULL: a positional argument */
 	char shrt;            /* -X, or 0 */
 	const char *mcp;      /* the MCP argument's name; NULL: none */
-	unsigned cmds;        /* the commands that take it on the command line */
-	unsigned tools;       /* the tools that take it as an argument */
+	uint64_t cmds;        /* the commands that take it on the command line */
+	uint64_t tools;       /* the tools that take it as an argument */
 	enum opt_type type;
 	long long min, max;   /* OT_COUNT; OT_TEXT: min 1 for not empty */
 	long long dflt;       /* OT_COUNT: its value when not given */

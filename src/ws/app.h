@@ -167,33 +167,4 @@ int snap_use(struct app *a, struct err *e);
 #define JOB_OFFSET_MAX 1000000000000000L
 #define JOB_WAIT_MAX 300L
 
-int cmd_create(struct app *a, struct err *e);
-int cmd_exec(struct app *a, struct err *e);
-int cmd_shell(struct app *a, struct err *e);
-int cmd_run(struct app *a, struct err *e);
-int cmd_start(struct app *a, struct err *e);
-int cmd_stop(struct app *a, struct err *e);
-int cmd_destroy(struct app *a, struct err *e);
-int cmd_list(struct app *a, struct err *e);
-int cmd_prune(struct app *a, struct err *e);
-int cmd_read(struct app *a, struct err *e);
-int cmd_write(struct app *a, struct err *e);
-int cmd_edit(struct app *a, struct err *e);
-int cmd_glob(struct app *a, struct err *e);
-int cmd_grep(struct app *a, struct err *e);
-int cmd_cp(struct app *a, struct err *e);
-int cmd_mcp(struct app *a, struct err *e);
-int cmd_trust(struct app *a, struct err *e);
-int cmd_jobs(struct app *a, struct err *e);
-int cmd_logs(struct app *a, struct err *e);
-int cmd_kill(struct app *a, struct err *e);
-int cmd_wait(struct app *a, struct err *e);
-int cmd_diff(struct app *a, struct err *e);
-int cmd_apply(struct app *a, struct err *e);
-int cmd_doctor(struct app *a, struct err *e);
-int cmd_pool(struct app *a, struct err *e);
-int cmd_snapshot(struct app *a, struct err *e);
-int cmd_snapshots(struct app *a, struct err *e);
-int cmd_fork(struct app *a, struct err *e);
-
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "jvb.h"
+#include "present.h"
 #include "results.h"
 #include "tap.h"
 #include "util.h"

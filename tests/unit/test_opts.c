@@ -1,7 +1,8 @@
 /* test_opts.c: the tables of opts.c and what is made from them: the usage
  * and help text and the MCP tools' schemas against golden files, the rows
- * against each other and against the man page, and the checks of a
- * command line's counts and of a tool's arguments.
+ * against each other and against the man page, each command's way to
+ * run and to show what it did, and the checks of a command line's
+ * counts and of a tool's arguments.
  *
  * SANDBOX_UPDATE_GOLDEN=1 build/unit/test_opts writes the golden files
  * anew (then read the diff before committing it). */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "results.h"
 #include "slurp.h"
 #include "tap.h"
 
@@ -80,7 +82,7 @@ static void test_rows(void)
 			good = false;
 		}
 		for (size_t k = i + 1; k < n; k++) {
-			unsigned both = o[i].cmds & o[k].cmds, tools = o[i].tools & o[k].tools;
+			uint64_t both = o[i].cmds & o[k].cmds, tools = o[i].tools & o[k].tools;
 			if (both && o[i].lng && o[k].lng && strcmp(o[i].lng, o[k].lng) == 0) {
 				diag("--%s: two rows for one command", o[i].lng);
 				good = false;
@@ -101,6 +103,32 @@ static void test_rows(void)
 	for (size_t i = 0; i < nc; i++)
 		tools += cmds[i].mcp_desc != NULL;
 	ok(tools == 10, "ten commands are MCP tools (%zu)", tools);
+}
+
+/* Each row runs something, or is help; what it runs a front end can
+ * show: a result with its text and tree, and a tool's with its text for
+ * the model and its is_error too. */
+static void test_commands(void)
+{
+	size_t nc;
+	const struct command *cmds = cmd_table(&nc);
+	bool good = true;
+	uint64_t seen = 0;
+	for (size_t i = 0; i < nc; i++) {
+		const struct command *c = &cmds[i];
+		const struct result_type *t = c->result;
+		bool runs = (c->run != NULL) + (c->plain != NULL) == 1;
+		bool shows = !c->run || (t && t->size && t->run && t->free && t->text && t->tree);
+		bool answers = !c->mcp_desc || (c->run && t && t->model && t->is_error);
+		if (!(runs || c->id == C_HELP) || !shows || !answers || (seen & CMD(c->id))) {
+			diag("%s: a do-function and its result's type, or plain; a tool's "
+			     "result with a model and is_error; one row an id", c->name);
+			good = false;
+		}
+		seen |= CMD(c->id);
+	}
+	ok(good, "every command runs (help aside) and shows what it did, on both sides for a tool");
+	ok(!cmd_of(C_HELP)->run && !cmd_of(C_HELP)->plain, "help runs nothing: main's own");
 }
 
 /* The man page names every command and every option of the table. */
@@ -306,6 +334,7 @@ int main(void)
 	test_help_golden();
 	test_tools_golden();
 	test_rows();
+	test_commands();
 	test_man();
 	test_counts();
 	test_tool_args();

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "jvb.h"
 #include "mcp_result.h"
+#include "opts.h"
 #include "present_check.h"
 #include "results.h"
 #include "tap.h"
@@ -198,6 +199,9 @@ static void test_exec(void)
 	exec_model(&m, &r);
 	check_model(&m, "hi\n[exit code 0]", "exec, model: stdout and the exit code");
 	ok(!exec_is_error(&r), "exec: status 0 is no error");
+	exec_result_type.model(&m, &r);
+	check_model(&m, "hi\n[exit code 0]", "exec, model, through its result type: the same");
+	ok(!exec_result_type.is_error(&r), "exec, through its result type: status 0 is no error");
 	exec_tree(&t, &r);
 	check_tree(&t, "{\"workspace\":\"sb-1\",\"exit_code\":0,\"stdout\":\"hi\\n\",\"stderr\":\"\","
 		       "\"timed_out\":false,\"oom_killed\":false,\"kill\":null,\"duration_ms\":12,"
@@ -220,6 +224,7 @@ static void test_exec(void)
 			"[timed out after 2s; the command was killed in the workspace]",
 		    "exec, model: stderr's cut middle is marked, at a character's start");
 	ok(exec_is_error(&r), "exec: a timeout is an error for the model");
+	ok(exec_result_type.is_error(&r), "exec, through its result type: a timeout is an error");
 	exec_tree(&t, &r);
 	ok(strstr(jv_str(jv_get(&t, "kill")), "killed") != NULL, "exec --json: kill says killed");
 	jvb_free(&t);
@@ -238,6 +243,13 @@ static void test_exec(void)
 	ok(exec_is_error(&r), "exec: a status other than 0 is an error for the model");
 	exec_result_free(&r);
 
+	/* exec -t: the terminal showed it all; its result is its status. */
+	r = (struct exec_result){.cmd = "exec", .workspace = "sb-1", .status = 3};
+	TEXT_OF(exec_result_type.text, &r, buf);
+	check_text(buf, "", "exec -t: nothing on stdout after the terminal");
+	is_str(err_text, "", "exec -t: nothing on stderr either");
+	exec_result_free(&r);
+
 	exec_fill(&r, "", "", 0);
 	r.cmd = "run";
 	r.workspace = "sb-9";
@@ -251,6 +263,8 @@ static void test_exec(void)
 	TEXT_OF(run_left_text, &r, buf);
 	free(buf);
 	is_str(err_text, "", "run: nothing said when it was removed");
+	ok(cmd_of(C_RUN)->finish == run_finish && !cmd_of(C_EXEC)->finish,
+	   "run's row says what it left, after the result or the error; exec's does not");
 	exec_result_free(&r);
 }
 

@@ -247,6 +247,7 @@ static void test_kill(void)
 	check_tree(&t, "{\"workspace\":\"sb-1\",\"job\":\"4\",\"outcome\":\"gone\",\"state\":\"killed\","
 		       "\"exit_code\":143,\"signal\":\"TERM\"}\n",
 		   "kill --json: the outcome and the state");
+	ok(!kill_result_type.is_error(&r), "job_kill: a job gone is no error for the model");
 
 	r.st = killed_kill;
 	TEXT_OF(kill_text, &r, buf);
@@ -289,6 +290,7 @@ static void test_kill(void)
 	check_tree(&t, "{\"workspace\":\"sb-1\",\"job\":\"4\",\"outcome\":\"alive\",\"state\":\"running\","
 		       "\"exit_code\":null,\"signal\":null}\n",
 		   "kill --json: alive, running");
+	ok(kill_result_type.is_error(&r), "job_kill: still alive after KILL is an error for the model");
 	kill_result_free(&r);
 }
 

@@ -284,8 +284,8 @@ static void test_snapshots(void)
 	check_tree(&t, "{\"snapshots\":[]}\n", "snapshots --json, none: an empty list");
 }
 
-/* The _free functions of present.c on results that own all they can:
- * a leak or a double free is ASan's to report. */
+/* The _free functions of the present_*.c files, on results that own
+ * all they can: a leak or a double free is ASan's to report. */
 static void test_free(void)
 {
 	struct ref_result ref = {xstrdup("sb-1"), xstrdup("abc")};
