@@ -1,6 +1,7 @@
 #!/bin/bash
 # Copy workspaces: create --copy DIR puts a real source tree (this
-# project's own) in the workdir, less what --exclude and .sandboxignore
+# project's own, its src/ flattened into one folder as the tests below
+# name its files) in the workdir, less what --exclude and .sandboxignore
 # leave out; the workspace changes it with edit, write and exec (new,
 # changed, deleted, chmod, symlink, binary); diff says what changed, hunk
 # for hunk what diff -ruN says of the same two trees; apply writes it
@@ -45,7 +46,8 @@ baselines() { ls "$XDG_STATE_HOME/sandbox/copies" 2>/dev/null | grep -vc "\.revi
 
 test_expect_success 'setup: a real source tree, with a binary file, a link, an exec bit and things to leave out' '
 	mkdir proj &&
-	cp -R "$REPO_DIR/src" "$REPO_DIR/man" proj/ &&
+	mkdir proj/src && cp "$REPO_DIR"/src/*/*.[ch] proj/src/ &&
+	cp -R "$REPO_DIR/man" proj/ &&
 	mkdir -p proj/tests && cp -R "$REPO_DIR/tests/unit" proj/tests/ &&
 	head -c 5000 /dev/urandom >proj/blob.bin &&
 	printf "#!/bin/sh\necho hi\n" >proj/run.sh && chmod 755 proj/run.sh &&
