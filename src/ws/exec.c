@@ -18,9 +18,11 @@
 #include "proto.h"
 #include "spawn.h"
 
-/* After both done markers, how long the engine client gets to close its
- * pipes before we stop waiting: only a background process that holds
- * them (Docker waits for it) makes us wait this long. */
+/* After both done markers, how long the engine client gets at least to
+ * close its pipes before we stop waiting: only a background process that
+ * holds them (Docker waits for it) makes us wait this long. An engine
+ * that was slow to start the command (ssh, a loaded Podman) is as slow to
+ * end it: it gets twice what the start took (grace_ms). */
 #define GRACE_MS 250
 /* What we keep of the engine's own words when the command never started. */
 #define ENGINE_ERR_MAX 4096
@@ -592,6 +594,18 @@ static void mark_ready(struct exec *x, long long now)
 		x->deadline = now + (long long)(x->rq->timeout * 1000);
 }
 
+/* The client's time to end after both done markers: its engine's own
+ * pace, as the start showed it, so that a client that is merely slow to
+ * say the status it ended with is heard (the status is the engine's word
+ * against the markers), and a background process that holds the pipes
+ * costs a quarter of a second on a quick engine. */
+static long long grace_ms(const struct exec *x)
+{
+	long long start = x->ready_at >= 0 ? x->ready_at - x->start : 0;
+	long long g = 2 * start;
+	return g < GRACE_MS ? GRACE_MS : g > KILL_MS ? KILL_MS : g;
+}
+
 /* Moves the call on by what came and by the clock; sets x->wake. */
 static void advance(struct exec *x)
 {
@@ -608,7 +622,7 @@ static void advance(struct exec *x)
 									      : EXEC_DONE, now);
 		} else {
 			if (proto_reply_done(r) && x->grace_end < 0)
-				x->grace_end = now + GRACE_MS;
+				x->grace_end = now + grace_ms(x);
 			enum exec_outcome stop = must_stop(x, now);
 			if (x->grace_end >= 0 && now >= x->grace_end)
 				end_io(x, EXEC_DONE, now);
