@@ -484,6 +484,15 @@ static void finish_on_chan_end(struct exec *x)
 	}
 	const struct proto_reply_stream *err = &x->rd.reply.s[1];
 	classify(x, err->ended ? err->end_status : 255);
+	/* The server's end says what the wrapper exited with, as the engine
+	 * does for a call of its own: a wrapper that reported another status,
+	 * or that said it was done and never ended (its input all sent: the
+	 * server was not still passing it on), was not ours. */
+	if (x->res->outcome == EXEC_DONE && !x->rd.reply.lone &&
+	    (err->ended ? err->end_status != x->res->status : input_done(x))) {
+		x->res->outcome = EXEC_UNTRUSTED;
+		x->res->engine_status = err->ended ? err->end_status : -1;
+	}
 	x->phase = PHASE_DONE;
 }
 
@@ -495,9 +504,10 @@ static void finish_on_chan_end(struct exec *x)
 static void finish_on_chan(struct exec *x)
 {
 	bool both_done = proto_reply_done(&x->rd.reply);
-	/* A call not seen to end (or whose input was not all sent, which the
-	 * server would read as the next request) leaves the channel unusable. */
-	if (!call_ended(x) && (!both_done || !input_done(x)))
+	/* A call not seen to end leaves the channel unusable: its server is
+	 * still in it (a wrapper that said done and lingers is none of ours),
+	 * or would read what is left of its input as the next request. */
+	if (!call_ended(x))
 		x->chan_dead = true;
 	/* The channel died under a call that had begun: nobody waits for it
 	 * any more, so it must not run on. */
@@ -594,13 +604,19 @@ static void mark_ready(struct exec *x, long long now)
 		x->deadline = now + (long long)(x->rq->timeout * 1000);
 }
 
-/* The client's time to end after both done markers: its engine's own
- * pace, as the start showed it, so that a client that is merely slow to
- * say the status it ended with is heard (the status is the engine's word
- * against the markers), and a background process that holds the pipes
- * costs a quarter of a second on a quick engine. */
+/* The client's time to end after both done markers (on a channel: the
+ * server's time to say the call ended): its engine's own pace, as the
+ * start showed it, so that a client that is merely slow to say the
+ * status it ended with is heard (the status is the engine's word against
+ * the markers), and a background process that holds the pipes costs a
+ * quarter of a second on a quick engine. */
 static long long grace_ms(const struct exec *x)
 {
+	/* On a channel the end comes from its server as soon as the wrapper
+	 * exits, whatever a background process holds: only a wrapper that is
+	 * none of ours keeps it waiting, so it may wait long. */
+	if (x->rq->chan)
+		return KILL_MS;
 	long long start = x->ready_at >= 0 ? x->ready_at - x->start : 0;
 	long long g = 2 * start;
 	return g < GRACE_MS ? GRACE_MS : g > KILL_MS ? KILL_MS : g;

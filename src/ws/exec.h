@@ -86,7 +86,8 @@ enum exec_kill {
 struct exec_res {
 	enum exec_outcome outcome;
 	int status;             /* with EXEC_DONE */
-	int engine_status;      /* with EXEC_UNTRUSTED: the engine client's */
+	int engine_status;      /* with EXEC_UNTRUSTED: the engine client's, or
+				 * the channel's end (-1: it never came) */
 	enum exec_kill kill;    /* after a cancel */
 	bool oom;               /* the kernel killed a process of the container
 				 * for lack of memory while it ran */
