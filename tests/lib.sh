@@ -65,6 +65,10 @@ cd "$TRASH" || exit 1
 # writes the caller's store, however the file is run.
 XDG_CONFIG_HOME=$TRASH/.config
 export XDG_CONFIG_HOME
+# The resident process's socket (man sandbox, RESIDENT): the file's own,
+# so that its residents are its alone, and stopped at its end.
+SANDBOX_RUNTIME_DIR=$TRASH/.run
+export SANDBOX_RUNTIME_DIR
 # Where copy workspaces keep their baselines: the file's own too.
 XDG_STATE_HOME=$TRASH/.state
 export XDG_STATE_HOME
@@ -633,6 +637,9 @@ cleanup_() {
 	[ -n "${cleanup_done_-}" ] && return 0
 	cleanup_done_=1
 	local ids
+	# Every resident of the file's, whatever endpoint it served: the
+	# channels it holds end with it.
+	"$SANDBOX" resident stop --all >/dev/null 2>&1
 	ids=$(our_containers_ | sort -u)
 	if [ -n "$ids" ]; then
 		# shellcheck disable=SC2086

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "envp.h"
 #include "jsonr.h"
+#include "resident.h"
 #include "results.h"
 #include "trust.h"
 #include "workspace.h"
@@ -479,6 +480,36 @@ static int check_image(struct app *a, struct doctor_result *r, const struct info
 	return 0;
 }
 
+/* ---- the resident process ---- */
+
+static void check_resident(struct app *a, struct doctor_result *r)
+{
+	if (!a->engine) {
+		add(r, "resident", DOCTOR_SKIP, NULL, "not checked: no engine to ask");
+		return;
+	}
+	if (a->cfg.keep == 0) {
+		add(r, "resident", DOCTOR_OK, NULL, "off (keep = no): every call is an engine exec");
+		return;
+	}
+	struct resident_info i;
+	struct err e = {0};
+	if (resident_query(a->engine, a->envp.v, &i, &e) < 0) {
+		add(r, "resident", DOCTOR_FAIL,
+		    "remove that directory, set SANDBOX_RUNTIME_DIR to one of mode 0700, or keep = no",
+		    "%s", e.msg);
+	} else if (i.running) {
+		add(r, "resident", DOCTOR_OK, NULL,
+		    "pid %ld at %s: %ld channel%s idle, %ld in use (%s)", i.pid, i.path, i.idle,
+		    i.idle == 1 ? "" : "s", i.out, i.version ? i.version : "");
+	} else {
+		add(r, "resident", DOCTOR_OK, NULL,
+		    "none runs; the next command that needs a channel starts one at %s, for keep = %lds",
+		    i.path, a->cfg.keep);
+	}
+	resident_info_free(&i);
+}
+
 int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 {
 	*r = (struct doctor_result){0};
@@ -511,6 +542,7 @@ int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 		doctor_result_free(r);
 		return -1;
 	}
+	check_resident(a, r);
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].state != DOCTOR_OK)
 			return 1;

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "job.h"
 #include "jsonr.h"
+#include "resident.h"
 #include "util.h"
 
 /* How the front ends handle one type of result, struct NAME_result,
@@ -161,6 +162,16 @@ struct trust_result {
 	char *path;              /* owned */
 	char sha256[65];         /* trusted: its hash */
 	bool trusted, revoked;   /* revoked: it had been trusted */
+};
+
+/* resident: what runs, and what became of it. */
+struct resident_result {
+	struct resident_info info;
+	const char *engine;      /* its name, for the text */
+	bool stop;               /* resident stop: the one shown was told to end */
+	bool all;                /* resident stop --all: stopped says how many */
+	long stopped;
+	bool serve;              /* resident serve: it ran, and shows nothing */
 };
 
 struct exec_result {
@@ -367,6 +378,7 @@ int life_remove(struct app *a, const struct strvec *ids, const struct strvec *pa
 /* Whether w expired: its ttl passed, or its keep-alive ended it. */
 bool life_expired(const struct ws_row *w, long long now);
 int do_trust(struct app *a, struct trust_result *res, struct err *e);
+int do_resident(struct app *a, struct resident_result *res, struct err *e);
 /* exec -t too: the command with our terminal, its status the result's
  * (the terminal showed the rest). */
 int do_exec(struct app *a, struct exec_result *res, struct err *e);
@@ -426,6 +438,7 @@ void ws_row_free(struct ws_row *w);
 void removed_result_free(struct removed_result *r);
 void pool_result_free(struct pool_result *r);
 void trust_result_free(struct trust_result *r);
+void resident_result_free(struct resident_result *r);
 void exec_result_free(struct exec_result *r);
 void read_result_free(struct read_result *r);
 void write_result_free(struct write_result *r); /* owns nothing: for symmetry */
@@ -455,6 +468,7 @@ void list_text(FILE *out, FILE *err, const struct list_result *r);
 void removed_text(FILE *out, FILE *err, const struct removed_result *r);
 void pool_text(FILE *out, FILE *err, const struct pool_result *r);
 void trust_text(FILE *out, FILE *err, const struct trust_result *r);
+void resident_text(FILE *out, FILE *err, const struct resident_result *r);
 void exec_text(FILE *out, FILE *err, const struct exec_result *r);
 void read_text(FILE *out, FILE *err, const struct read_result *r);
 void write_text(FILE *out, FILE *err, const struct write_result *r);
@@ -483,6 +497,7 @@ void list_tree(struct jv *t, const struct list_result *r);
 void pool_tree(struct jv *t, const struct pool_result *r);
 void removed_tree(struct jv *t, const struct removed_result *r);
 void trust_tree(struct jv *t, const struct trust_result *r);
+void resident_tree(struct jv *t, const struct resident_result *r);
 void exec_tree(struct jv *t, const struct exec_result *r);
 void read_tree(struct jv *t, const struct read_result *r);
 void write_tree(struct jv *t, const struct write_result *r);
@@ -522,7 +537,7 @@ bool kill_is_error(const struct kill_result *r);
  * present_*.c of its family. */
 extern const struct result_type ref_result_type, list_result_type, removed_result_type,
 	pool_result_type, snapshot_result_type, snapshots_result_type;
-extern const struct result_type trust_result_type, doctor_result_type;
+extern const struct result_type trust_result_type, doctor_result_type, resident_result_type;
 extern const struct result_type exec_result_type;
 extern const struct result_type read_result_type, write_result_type, edit_result_type,
 	glob_result_type, grep_result_type;

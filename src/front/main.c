@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "chan.h"
 #include "envp.h"
 #include "json.h"
 #include "jvb.h"
 #include "opts.h"
 #include "present.h"
+#include "resident.h"
 #include "results.h"
 #include "spawn.h"
 #include "version.h"
@@ -178,6 +180,17 @@ static char *cache_dir_new(void)
 	return NULL;
 }
 
+/* SANDBOX_KEEP stands for the config's keep, over the files. */
+static int keep_from_env(struct app *a, struct err *e)
+{
+	const char *keep = getenv("SANDBOX_KEEP");
+	if (!keep || !*keep || cfg_set(&a->cfg, "keep", keep, e) == 0)
+		return 0;
+	char msg[sizeof(e->msg)];
+	memcpy(msg, e->msg, sizeof(msg));
+	return err_set(e, ERR_USAGE, "SANDBOX_KEEP: %.900s", msg);
+}
+
 static void report(const struct app *a, const struct err *e)
 {
 	if (a->json) {
@@ -219,7 +232,8 @@ static int run_command(const struct command *c, struct app *a, struct err *e)
 	return c->plain ? c->plain(a, e) : cmd_call(c, a, show, a, e);
 }
 
-static int run(struct app *a, struct parsed *p, int argc, char **argv, struct err *e)
+static int run(struct app *a, struct parsed *p, struct chan *chan, int argc, char **argv,
+	       struct err *e)
 {
 	if (parse_args(a, p, argc, argv, e) < 0)
 		return -1;
@@ -254,6 +268,8 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 			return -1;
 		*e = (struct err){0};
 	}
+	if (keep_from_env(a, e) < 0)
+		return -1;
 	for (size_t i = 0; i < p->nkeys; i++) {
 		if (cfg_set(&a->cfg, p->keys[i].key, p->keys[i].value, e) < 0) {
 			e->kind = ERR_USAGE;
@@ -276,6 +292,9 @@ static int run(struct app *a, struct parsed *p, int argc, char **argv, struct er
 		a->engine_err = *e;
 		*e = (struct err){0};
 	}
+	if (a->engine && !(p->cmd->flags & CF_NO_RESIDENT) &&
+	    (a->resident = resident_new(a->engine, a->envp.v, a->cfg.keep)))
+		a->chan = chan;
 	return run_command(p->cmd, a, e);
 }
 
@@ -283,10 +302,14 @@ int main(int argc, char **argv)
 {
 	struct app a = {.origin = &app_origin};
 	struct parsed p = {0};
+	struct chan chan = {0};
 	struct err e = {0};
 	cfg_init(&a.cfg);
 	spawn_install_signals();
-	int status = run(&a, &p, argc, argv, &e);
+	int status = run(&a, &p, &chan, argc, argv, &e);
+	/* A channel the resident lent goes back, before anything is said. */
+	chan_release(&chan);
+	resident_free(a.resident);
 	if (status < 0) {
 		report(&a, &e);
 		status = err_exit_status(e.kind);

@@ -53,7 +53,7 @@ static const struct command commands[] = {
 	 .usage = "run [options] [--] CMD [ARG...] | run [options] -c TEXT",
 	 .help = "Create a workspace, run one command in it, remove it whatever happens.\n"
 		 "One taken from a pool goes in the background, once the command ended.\n",
-	 .flags = CF_TAKES_COMMAND},
+	 .flags = CF_TAKES_COMMAND | CF_NO_RESIDENT},
 	{C_START, "start", DOES(start, ref),
 	 .usage = "start [REF]",
 	 .help = "Start a stopped workspace.\n"},
@@ -123,6 +123,7 @@ static const struct command commands[] = {
 		     "path:N. Sorted by path; binary files and .git are skipped; at most limit lines."},
 	{C_MCP, "mcp", .plain = cmd_mcp,
 	 .usage = "mcp [create options] [--timeout SECONDS] [--output-limit CHARS] [--rm]",
+	 .flags = CF_NO_RESIDENT,
 	 .help = "Serve the tools (exec, read, write, edit, glob, grep, and job_output,\n"
 		 "job_kill, job_list for background jobs) to an agent as a Model Context\n"
 		 "Protocol server: JSON-RPC on stdin and stdout, logs on\n"
@@ -216,6 +217,14 @@ static const struct command commands[] = {
 	 .usage = "fork [REF] [create options]",
 	 .help = "Snapshot the workspace and create a new one from the snapshot (create\n"
 		 "--from NAME), in one; print the new workspace's ref.\n"},
+	{C_RESIDENT, "resident", DOES(resident, resident),
+	 .usage = "resident [stop [--all]]",
+	 .help = "Show the resident process that keeps channels into workspaces between\n"
+		 "commands for this engine endpoint (its pid, socket and channels), or\n"
+		 "stop it. One starts on the first command that needs a channel and ends\n"
+		 "after keep (default 5m) without a command; keep = no or SANDBOX_KEEP=no\n"
+		 "turns it off.\n",
+	 .flags = CF_LENIENT | CF_NO_RESIDENT},
 	{C_HELP, "help",
 	 .usage = "help [COMMAND]",
 	 .help = "Show help.\n"},
@@ -327,6 +336,8 @@ static const struct opt opts[] = {
 	 .metavar = "BYTES", .help = "with --json, bytes kept per stream (default 1 MiB)"},
 
 	{O_ALL, "all", 0, NULL, CMD(C_DESTROY), 0, OT_FLAG, .help = "every workspace", .at = OPT_AT(life.all)},
+	{O_ALL, "all", 0, NULL, CMD(C_RESIDENT), 0, OT_FLAG,
+	 .help = "with stop: every resident process of yours, of any endpoint", .at = OPT_AT(life.all)},
 	{O_OLDER, "older-than", 0, NULL, CMD(C_PRUNE), 0, OT_TEXT, .metavar = "DURATION",
 	 .help = "only those older than this: 90s, 15m, 2h, 7d", .at = OPT_AT(life.older_than)},
 	{O_STOPPED, "stopped", 0, NULL, CMD(C_PRUNE), 0, OT_FLAG, .help = "only stopped ones", .at = OPT_AT(life.stopped)},

@@ -34,6 +34,56 @@ void trust_result_free(struct trust_result *r)
 	free(r->path);
 }
 
+/* ---- resident ---- */
+
+void resident_text(FILE *f, FILE *err, const struct resident_result *r)
+{
+	(void)err;
+	const struct resident_info *i = &r->info;
+	if (r->serve)
+		return;
+	if (r->all) {
+		fprintf(f, "stopped %ld resident process%s\n", r->stopped, r->stopped == 1 ? "" : "es");
+	} else if (!i->running) {
+		fprintf(f, "no resident process runs for %s (its socket would be %s)\n", r->engine,
+			i->path);
+	} else if (r->stop) {
+		fprintf(f, "stopped the resident process %ld for %s\n", i->pid, r->engine);
+	} else {
+		fprintf(f, "resident process %ld for %s at %s: %ld channel%s idle, %ld in use, "
+			"%ld other command%s connected; it ends %lds after the last command\n",
+			i->pid, r->engine, i->path, i->idle, i->idle == 1 ? "" : "s", i->out,
+			i->clients, i->clients == 1 ? "" : "s", i->keep);
+	}
+}
+
+void resident_tree(struct jv *t, const struct resident_result *r)
+{
+	const struct resident_info *i = &r->info;
+	jvb_obj(t);
+	if (r->all) {
+		put_int(t, "stopped", r->stopped);
+		return;
+	}
+	put_bool(t, "running", i->running);
+	put_str(t, "socket", i->path ? i->path : "");
+	if (i->running) {
+		put_int(t, "pid", i->pid);
+		put_str(t, "version", i->version ? i->version : "");
+		put_int(t, "channels_idle", i->idle);
+		put_int(t, "channels_in_use", i->out);
+		put_int(t, "commands", i->clients);
+		put_int(t, "keep", i->keep);
+	}
+	if (r->stop)
+		put_bool(t, "stopped", i->running);
+}
+
+void resident_result_free(struct resident_result *r)
+{
+	resident_info_free(&r->info);
+}
+
 /* ---- doctor ---- */
 
 static const char *doctor_word(enum doctor_state s)
@@ -88,3 +138,4 @@ void doctor_result_free(struct doctor_result *r)
 
 RESULT_TYPE(trust);
 RESULT_TYPE(doctor);
+RESULT_TYPE(resident);

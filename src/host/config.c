@@ -28,6 +28,7 @@ void cfg_init(struct cfg *c)
 	c->snapshot_max = CFG_DEFAULT_SNAPSHOT_MAX;
 	c->max_size = CFG_DEFAULT_MAX_SIZE;
 	c->idle = -1;
+	c->keep = CFG_DEFAULT_KEEP;
 }
 
 void cfg_free(struct cfg *c)
@@ -312,6 +313,13 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
 			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);
 		*(key[0] == 't' ? &c->ttl : &c->idle) = n;
+	} else if (strcmp(key, "keep") == 0) {
+		if (strcmp(v, "no") == 0)
+			c->keep = 0;
+		else if (!parse_duration(v, &n) || n > CFG_KEEP_MAX)
+			return err_set(e, ERR_USAGE, "keep '%s': expected no, or a duration like 90s, 5m or 2h (at most a day; 0: no)", v);
+		else
+			c->keep = n;
 	} else if (strcmp(key, "exclude") == 0) {
 		if (!*v || has_control(v) || v[0] == '!')
 			return err_set(e, ERR_USAGE, "exclude '%s': expected a glob pattern, without control characters or a leading '!'", v);

@@ -23,6 +23,10 @@
  * bytes at their apparent size (4 GiB). */
 #define CFG_DEFAULT_SNAPSHOT_MAX (4LL << 30)
 #define CFG_DEFAULT_MAX_SIZE (8LL << 30)
+/* How long the resident process (resident.h) outlives the last
+ * command, by default and at most, in seconds. */
+#define CFG_DEFAULT_KEEP 300L
+#define CFG_KEEP_MAX 86400L
 /* The longest ttl and idle: ten years. */
 #define CFG_EXPIRY_MAX (3650L * 86400)
 /* The project's file, when no other is named: used only when trusted. */
@@ -64,6 +68,8 @@ struct cfg {
 	long idle;          /* seconds without a command before it stops;
 			     * 0: never; -1: not set (CFG_DEFAULT_IDLE where
 			     * the workspace is made by the way: mcp, exec) */
+	long keep;          /* seconds the resident process outlives the last
+			     * command; 0 (keep = no): none is used */
 };
 
 void cfg_init(struct cfg *c);

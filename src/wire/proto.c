@@ -185,12 +185,12 @@ void proto_request(struct sbuf *out, const char *tag, const struct proto_call *c
 		proto_request_value(out, c->args[i]);
 }
 
-void proto_serve_argv(struct strvec *out, const char *tag)
+void proto_serve_argv(struct strvec *out, const char *tag, bool kept)
 {
 	strvec_push(out, "/bin/sh");
 	strvec_push(out, "-c");
 	strvec_push(out, SCRIPT_SERVE);
-	strvec_push(out, "sandbox-chan");
+	strvec_push(out, kept ? "sandbox-kept" : "sandbox-chan");
 	strvec_push(out, tag);
 	for (int i = 0; i < PROTO_NSLOTS; i++)
 		strvec_push(out, slots[i]);

@@ -81,8 +81,10 @@ void proto_request_head(struct sbuf *out, const char *tag, bool with_stdin, size
 void proto_request_value(struct sbuf *out, const char *v);
 void proto_request_slot(struct sbuf *out, int slot);
 
-/* The channel's server: /bin/sh -c SCRIPT_SERVE sandbox-chan TAG S0..S4. */
-void proto_serve_argv(struct strvec *out, const char *tag);
+/* The channel's server: /bin/sh -c SCRIPT_SERVE sandbox-chan TAG S0..S4;
+ * kept (the resident's): sandbox-kept, and while it waits for a request
+ * it is no sign of use to the workspace's idle clock. */
+void proto_serve_argv(struct strvec *out, const char *tag, bool kept);
 
 /* The kill of a call's process group (lone: of the process alone):
  * /bin/sh -c SCRIPT_KILL sandbox-kill PGID [p]; its answer, out[0, n),

@@ -22,6 +22,8 @@ extern const char SCRIPT_KEEPALIVE[];
 #define KEEPALIVE_USED "/tmp/.sandbox-used"
 #define KEEPALIVE_PID "/tmp/.sandbox-keepalive"
 #define KEEPALIVE_ARMED "/tmp/.sandbox-armed"
+/* The pids of the resident's channels' servers (SCRIPT_SERVE), one a line. */
+#define KEEPALIVE_SERVERS "/tmp/.sandbox-servers"
 #define KEEPALIVE_TTL_STATUS 3
 #define KEEPALIVE_IDLE_STATUS 4
 /* Starts the idle clock of a workspace taken from a pool, for good. */

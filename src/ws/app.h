@@ -11,6 +11,7 @@
 #include "err.h"
 #include "util.h"
 
+struct resident;
 struct ws;
 struct ws_origin;
 
@@ -131,7 +132,9 @@ struct app {
 	void (*created)(const char *ref); /* says so as it happens, before the
 				* command's output; NULL: its result says it */
 	struct opts o;         /* the command's options */
-	struct chan *chan;     /* mcp: calls go through it (chan.h); else NULL */
+	struct chan *chan;     /* calls go through it (chan.h): mcp's own, or
+				* one the resident lends; NULL: none */
+	struct resident *resident; /* lends a->chan (resident.h); NULL: none */
 	const struct exec_loop *loop; /* mcp: its poll loop drives the calls (exec.h) */
 	struct ws *ws_pin;     /* mcp: the workspace of every call, once known;
 				* ws_exec renews it when it finds it replaced */

@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "marker.h"
 #include "proto.h"
+#include "resident.h"
 
 /* How long the server may take to greet us: a loaded Podman is slow. */
 #define OPEN_TIMEOUT_MS 30000
@@ -87,7 +88,9 @@ static int await_greeting(struct chan *c, const char *tag, struct err *e)
 
 static void stop_client(struct chan *c)
 {
-	if (c->p.pid > 0) {
+	if (c->p.pid > 0 && c->lender) {
+		resident_kill(c);
+	} else if (c->p.pid > 0) {
 		kill(c->p.pid, SIGKILL);
 		proc_close(&c->p);
 		proc_wait(&c->p);
@@ -103,7 +106,7 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 	if (random_hex(tag, MARKER_TAG_LEN) < 0)
 		return err_set(e, ERR_ENGINE, "cannot read /dev/urandom");
 	struct strvec cmd = {0}, argv = {0};
-	proto_serve_argv(&cmd, tag);
+	proto_serve_argv(&cmd, tag, false);
 	engine_exec_argv(&argv, engine, ctr, NULL, 0, true, cmd.v, cmd.n);
 	int rc = proc_spawn(&c->p, strvec_argv(&argv), envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&cmd);
@@ -113,6 +116,11 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 		return -1;
 	}
 	c->ctr = xstrdup(ctr);
+	return chan_greet(c, tag, e);
+}
+
+int chan_greet(struct chan *c, const char *tag, struct err *e)
+{
 	if (await_greeting(c, tag, e) < 0) {
 		chan_close(c);
 		return -1;
@@ -127,6 +135,18 @@ int chan_open(struct chan *c, const char *engine, char *const *envp, const char 
 bool chan_is_open(const struct chan *c)
 {
 	return c->p.pid > 0;
+}
+
+void chan_release(struct chan *c)
+{
+	if (c->p.pid > 0 && c->lender) {
+		resident_back(c);
+		free(c->ctr);
+		c->ctr = NULL;
+		c->nosetsid = false;
+	} else {
+		chan_close(c);
+	}
 }
 
 void chan_close(struct chan *c)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "resident.h"
 #include "scripts.h"
 #include "spawn.h"
 
@@ -617,10 +618,10 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 	return 0;
 }
 
-/* The open channel for a call in ws (opened on first use, or anew when
- * it died or serves another container), or NULL: the call goes as an
- * engine exec of its own, which also says best what is wrong when the
- * channel cannot open. */
+/* The open channel for a call in ws (opened on first use, or lent by the
+ * resident; anew when it died or serves another container), or NULL: the
+ * call goes as an engine exec of its own, which also says best what is
+ * wrong when the channel cannot open. */
 static struct chan *channel_for(struct app *a, const struct ws *ws,
 				const struct exec_req *rq)
 {
@@ -631,10 +632,14 @@ static struct chan *channel_for(struct app *a, const struct ws *ws,
 		return c;
 	if (c->nosetsid && c->ctr && strcmp(c->ctr, ws->id) == 0)
 		return NULL;
-	chan_close(c);
-	struct err ignored = {0};
-	if (chan_open(c, a->engine, a->envp.v, ws->id, &ignored) < 0)
+	chan_release(c);
+	struct err why = {0};
+	if (a->resident ? resident_take(a->resident, ws->id, c, &why) < 0
+			: chan_open(c, a->engine, a->envp.v, ws->id, &why) < 0) {
+		if (a->resident)
+			resident_say(a->resident, &why);
 		return NULL;
+	}
 	return chan_is_open(c) ? c : NULL;
 }
 
@@ -692,6 +697,10 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
 	if (res->outcome == EXEC_START_LATE)
 		return err_set(e, ERR_ENGINE, "the engine did not start the command within %gs (engine_timeout); %s",
 			       a->cfg.engine_timeout, exec_kill_says(res->kill));
+	if (res->outcome == EXEC_UNTRUSTED && res->engine_status < 0)
+		return err_set(e, ERR_WORKSPACE,
+			       "the result cannot be trusted: the workspace reported status %d, and the call never ended; something in the workspace forged it",
+			       res->status);
 	if (res->outcome == EXEC_UNTRUSTED)
 		return err_set(e, ERR_WORKSPACE,
 			       "the result cannot be trusted: the workspace reported status %d, the engine %d; something in the workspace forged it",

@@ -4,6 +4,9 @@
 # the caller's gets through), the engine's path, and the calls it makes.
 . "$(dirname "$0")/../lib.sh"
 only_once
+# The argv and environment of each engine call of the direct path: with
+# the resident process a call makes none (t54 tests that one).
+export SANDBOX_KEEP=no
 test_have_prereq PYTHON || skip_all "python3 is needed to read the fake engine's log"
 
 REF=sandbox-0123456789ab

@@ -65,7 +65,7 @@ static void test_slots(void)
 	ok(all && !proto_slot_text(-1) && !proto_slot_text(PROTO_NSLOTS),
 	   "slots: a script in each of 0..PROTO_NSLOTS-1, none outside");
 	struct strvec sv = {0};
-	proto_serve_argv(&sv, TAG);
+	proto_serve_argv(&sv, TAG, false);
 	bool same = sv.n == 5 + PROTO_NSLOTS && strcmp(sv.v[0], "/bin/sh") == 0 &&
 		    strcmp(sv.v[2], SCRIPT_SERVE) == 0;
 	for (int i = 0; same && i < PROTO_NSLOTS; i++)
@@ -520,7 +520,7 @@ static void server_round_trip(const char *const *shell, size_t nshell, char *con
 	struct strvec argv = {0}, serve = {0}, vals = {0};
 	for (size_t i = 0; i < nshell; i++)
 		strvec_push(&argv, shell[i]);
-	proto_serve_argv(&serve, TAG);
+	proto_serve_argv(&serve, TAG, false);
 	strvec_push_all(&argv, serve.v + 1, serve.n - 1);
 	strvec_clear(&serve);
 	some_values(&vals);

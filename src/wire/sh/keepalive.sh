@@ -3,7 +3,8 @@
 # With expiry: n is now, l the last sign of use, a set once the idle
 # clock runs (at once, or for a pool's workspace once KEEPALIVE_ARMED is
 # there: it stays across a stop and a start). Each round looks for
-# KEEPALIVE_USED (removed as seen) or a process besides pid 1 and itself,
+# KEEPALIVE_USED (removed as seen) or a process besides pid 1, itself and
+# the resident's channels waiting for a request (KEEPALIVE_SERVERS),
 # then sleeps until the next check: a quarter of the idle time (1 to 60
 # s), a minute while the clock waits, or until the deadline. A USR1 ends
 # the sleep early (its sleep is killed, not left as a process).
@@ -25,8 +26,10 @@ while :; do
   g=
   if [ -e @KEEPALIVE_USED@ ]; then rm -f @KEEPALIVE_USED@; l=$n
   else
+    w=" 1 $$ "
+    while IFS= read -r q; do w="$w$q "; done 2>/dev/null <@KEEPALIVE_SERVERS@
     for p in /proc/[0-9]*; do
-      case ${p#/proc/} in 1|$$) ;; *) l=$n; break ;; esac
+      case $w in *" ${p#/proc/} "*) ;; *) l=$n; break ;; esac
     done
   fi
   [ "$x" -gt 0 ] && [ "$n" -ge "$x" ] && exit @KEEPALIVE_TTL_STATUS@

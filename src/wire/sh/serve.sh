@@ -14,6 +14,12 @@
 # requests are decoded with LC_ALL=C (bash, in a UTF-8 locale, reads a
 # line ending in a cut multibyte sequence, or expands ${a#=} of one,
 # wrongly).
+# The channel's stderr is fd 4 from the greeting on, and the server's own
+# is /dev/null: a shell says "Terminated" there when a call is killed,
+# which is no output of the call's.
+# The resident's server (named sandbox-kept) writes its pid into
+# KEEPALIVE_SERVERS: waiting there for a request is no use of the
+# workspace, and keepalive.sh does not count it.
 # A lone call (STDIN r; its values WORKDIR CWD PATH) is a read the server
 # runs itself, the wrapper's and read.sh's work done by builtins in a
 # subshell that then becomes cat: a process started in a container costs
@@ -46,15 +52,17 @@ lone() {
      ! { mkdir -p "$1" && cd "$1"; } 2>/dev/null; then e=1
   elif [ -n "$2" ] && ! cd "$2" 2>/dev/null; then e=1
   fi
-  if [ -n "$e" ]; then printf '\036%s:nocwd\036' "$t" >&2; exit 1; fi
-  printf '\036%s:ready\036' "$t" >&2
+  if [ -n "$e" ]; then printf '\036%s:nocwd\036' "$t" >&4; exit 1; fi
+  printf '\036%s:ready\036' "$t" >&4
   f=$3
   #. _check_readable.sh
   echo 'S -'
-  exec cat -- "$f"
+  exec cat -- "$f" 2>&4 4>&-
 }
 z=$(command -v setsid) || { printf '\036%s:nosetsid\036' "$T"; exit 0; }
 printf '\036%s:ok\036' "$T"
+exec 4>&2 2>/dev/null
+[ "$0" != sandbox-kept ] || echo $$ 2>/dev/null >>@KEEPALIVE_SERVERS@
 exec 3<&0
 frames() {
   trap '' PIPE
@@ -76,17 +84,17 @@ while IFS= read -r t; do
     esac
     set -- "$@" "$a"; n=$((n - 1))
   done
-  printf '\036%s:begin\036' "$t"; printf '\036%s:begin\036' "$t" >&2
+  printf '\036%s:begin\036' "$t"; printf '\036%s:begin\036' "$t" >&4
   k=
   if [ "$i" = r ]; then
     k=proc; lone "$@" 3<&- &
-    printf '\036%s:proc:%d\036' "$t" "$!" >&2
+    printf '\036%s:proc:%d\036' "$t" "$!" >&4
     wait "$!"; s=$?
-  elif [ "$i" = 1 ]; then { echo "$t"; frames <&3; } | ( run "$@" ) 3<&-; s=$?
-  else echo "$t" | ( run "$@" ) 3<&-; s=$?
+  elif [ "$i" = 1 ]; then { echo "$t"; frames <&3; } | ( run "$@" ) 3<&- 2>&4 4>&-; s=$?
+  else echo "$t" | ( run "$@" ) 3<&- 2>&4 4>&-; s=$?
   fi
   if [ "$k" = proc ]; then
-    printf '\036%s:done:%d\036' "$t" "$s"; printf '\036%s:done:%d\036' "$t" "$s" >&2
+    printf '\036%s:done:%d\036' "$t" "$s"; printf '\036%s:done:%d\036' "$t" "$s" >&4
   fi
-  printf '\036%s:end:%d\036' "$t" "$s"; printf '\036%s:end:%d\036' "$t" "$s" >&2
+  printf '\036%s:end:%d\036' "$t" "$s"; printf '\036%s:end:%d\036' "$t" "$s" >&4
 done
