@@ -494,20 +494,22 @@ static void check_resident(struct app *a, struct doctor_result *r)
 	}
 	struct resident_info i;
 	struct err e = {0};
+	char *endpoint = resident_endpoint_new(a->engine, a->envp.v);
 	if (resident_query(a->engine, a->envp.v, &i, &e) < 0) {
 		add(r, "resident", DOCTOR_FAIL,
 		    "remove that directory, set SANDBOX_RUNTIME_DIR to one of mode 0700, or keep = no",
-		    "%s", e.msg);
+		    "%s: %s", endpoint, e.msg);
 	} else if (i.running) {
 		add(r, "resident", DOCTOR_OK, NULL,
-		    "pid %ld at %s: %ld channel%s idle, %ld in use (%s)", i.pid, i.path, i.idle,
-		    i.idle == 1 ? "" : "s", i.out, i.version ? i.version : "");
+		    "pid %ld for %s at %s: %ld channel%s idle, %ld in use (%s)", i.pid, endpoint,
+		    i.path, i.idle, i.idle == 1 ? "" : "s", i.out, i.version ? i.version : "");
 	} else {
 		add(r, "resident", DOCTOR_OK, NULL,
-		    "none runs; the next command that needs a channel starts one at %s, for keep = %lds",
-		    i.path, a->cfg.keep);
+		    "none runs for %s; the next command that needs a channel starts one at %s, for keep = %lds",
+		    endpoint, i.path, a->cfg.keep);
 	}
 	resident_info_free(&i);
+	free(endpoint);
 }
 
 int do_doctor(struct app *a, struct doctor_result *r, struct err *e)

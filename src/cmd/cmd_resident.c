@@ -25,6 +25,7 @@ static int serve(struct app *a, struct resident_result *r, struct err *e)
 
 int do_resident(struct app *a, struct resident_result *r, struct err *e)
 {
+	*r = (struct resident_result){0};
 	const struct strvec *v = &a->o.args;
 	const char *what = v->n ? v->v[0] : "status";
 	if (strcmp(what, "serve") == 0)
@@ -39,8 +40,7 @@ int do_resident(struct app *a, struct resident_result *r, struct err *e)
 		return resident_stop_all(&r->stopped, e);
 	if (!a->engine)
 		return err_set(e, a->engine_err.kind, "%s", a->engine_err.msg);
-	const char *slash = strrchr(a->engine, '/');
-	r->engine = slash ? slash + 1 : a->engine;
+	r->endpoint = resident_endpoint_new(a->engine, a->envp.v);
 	return r->stop ? resident_stop(a->engine, a->envp.v, &r->info, e)
 		       : resident_query(a->engine, a->envp.v, &r->info, e);
 }

@@ -167,7 +167,7 @@ struct trust_result {
 /* resident: what runs, and what became of it. */
 struct resident_result {
 	struct resident_info info;
-	const char *engine;      /* its name, for the text */
+	char *endpoint;          /* the engine and what chooses its daemon */
 	bool stop;               /* resident stop: the one shown was told to end */
 	bool all;                /* resident stop --all: stopped says how many */
 	long stopped;

@@ -45,14 +45,14 @@ void resident_text(FILE *f, FILE *err, const struct resident_result *r)
 	if (r->all) {
 		fprintf(f, "stopped %ld resident process%s\n", r->stopped, r->stopped == 1 ? "" : "es");
 	} else if (!i->running) {
-		fprintf(f, "no resident process runs for %s (its socket would be %s)\n", r->engine,
+		fprintf(f, "no resident process runs for %s (its socket would be %s)\n", r->endpoint,
 			i->path);
 	} else if (r->stop) {
-		fprintf(f, "stopped the resident process %ld for %s\n", i->pid, r->engine);
+		fprintf(f, "stopped the resident process %ld for %s\n", i->pid, r->endpoint);
 	} else {
 		fprintf(f, "resident process %ld for %s at %s: %ld channel%s idle, %ld in use, "
 			"%ld other command%s connected; it ends %lds after the last command\n",
-			i->pid, r->engine, i->path, i->idle, i->idle == 1 ? "" : "s", i->out,
+			i->pid, r->endpoint, i->path, i->idle, i->idle == 1 ? "" : "s", i->out,
 			i->clients, i->clients == 1 ? "" : "s", i->keep);
 	}
 }
@@ -66,6 +66,7 @@ void resident_tree(struct jv *t, const struct resident_result *r)
 		return;
 	}
 	put_bool(t, "running", i->running);
+	put_str(t, "endpoint", r->endpoint ? r->endpoint : "");
 	put_str(t, "socket", i->path ? i->path : "");
 	if (i->running) {
 		put_int(t, "pid", i->pid);
@@ -82,6 +83,7 @@ void resident_tree(struct jv *t, const struct resident_result *r)
 void resident_result_free(struct resident_result *r)
 {
 	resident_info_free(&r->info);
+	free(r->endpoint);
 }
 
 /* ---- doctor ---- */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "chan.h"
+#include "envp.h"
 #include "resident_wire.h"
 #include "sha256.h"
 #include "spawn.h"
@@ -466,6 +467,21 @@ void resident_say(const struct resident *r, const struct err *why)
 	(void)r;
 	if (spawn_verbose && why->kind != ERR_NONE)
 		fprintf(stderr, "sandbox: no resident channel: %s\n", why->msg);
+}
+
+char *resident_endpoint_new(const char *engine, char *const *envp)
+{
+	static const char *const choosers[] = {"DOCKER_HOST", "DOCKER_CONTEXT", "CONTAINER_HOST",
+					       "CONTAINER_CONNECTION"};
+	const char *slash = strrchr(engine, '/');
+	struct sbuf sb = {0};
+	sbuf_adds(&sb, slash ? slash + 1 : engine);
+	for (size_t i = 0; i < ARRAY_LEN(choosers); i++) {
+		const char *v = envp_get(envp, choosers[i]);
+		if (v && *v)
+			sbuf_addf(&sb, ", %s=%.200s", choosers[i], v);
+	}
+	return sb.buf;
 }
 
 void resident_info_free(struct resident_info *i)

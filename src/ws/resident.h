@@ -59,6 +59,10 @@ void resident_kill(struct chan *c);
 /* Says on stderr (-v) how the last take went, when it went wrong. */
 void resident_say(const struct resident *r, const struct err *why);
 
+/* The endpoint as a reader knows it: the engine's name and what in its
+ * environment chooses the daemon ("docker, DOCKER_HOST=ssh://h"). */
+char *resident_endpoint_new(const char *engine, char *const *envp);
+
 /* What `sandbox resident` shows. */
 struct resident_info {
 	bool running;

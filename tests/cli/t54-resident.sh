@@ -49,8 +49,8 @@ test_expect_success 'the first exec starts one and leaves its channel with it; t
 
 test_expect_success 'resident says it in text too; --json has its fields' '
 	sb resident >out &&
-	grep_file "^resident process [0-9]* for $ENGINE at $SANDBOX_RUNTIME_DIR/[0-9a-f]*\.sock: 1 channel idle, 0 in use" out &&
-	json_check res.json "d[\"running\"] is True and d[\"channels_idle\"] == 1 and d[\"channels_in_use\"] == 0 and d[\"commands\"] == 0 and d[\"keep\"] == 300 and d[\"socket\"].endswith(\".sock\") and d[\"pid\"] > 1 and d[\"version\"]"
+	grep_file "^resident process [0-9]* for $ENGINE${DOCKER_HOST:+, DOCKER_HOST=$DOCKER_HOST} at $SANDBOX_RUNTIME_DIR/[0-9a-f]*\.sock: 1 channel idle, 0 in use" out &&
+	json_check res.json "d[\"running\"] is True and d[\"channels_idle\"] == 1 and d[\"channels_in_use\"] == 0 and d[\"commands\"] == 0 and d[\"keep\"] == 300 and d[\"endpoint\"].startswith(\"$ENGINE\") and d[\"socket\"].endswith(\".sock\") and d[\"pid\"] > 1 and d[\"version\"]"
 '
 
 test_expect_success 'it holds nothing of its caller: a session of its own, no terminal, /dev/null, /' '
