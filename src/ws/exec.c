@@ -93,6 +93,7 @@ struct exec {
 	bool cut;             /* stopped before it said done */
 	long long start;
 	long long ready_at;   /* when the ready marker came; -1: not yet */
+	bool lingered;        /* both done, the grace passed, the pipes open */
 	long long grace_end;  /* after both done markers; -1: not yet */
 	long long phase_end;  /* the end of a wait after a cancel */
 	long long wake;       /* when the next step is due without any I/O; -1: never */
@@ -486,10 +487,12 @@ static void finish_on_chan_end(struct exec *x)
 	classify(x, err->ended ? err->end_status : 255);
 	/* The server's end says what the wrapper exited with, as the engine
 	 * does for a call of its own: a wrapper that reported another status,
-	 * or that said it was done and never ended (its input all sent: the
-	 * server was not still passing it on), was not ours. */
+	 * or that said it was done and then held the channel past the grace
+	 * (its input all sent: the server was not still passing it on), was
+	 * not ours. A channel that died under the call (its server killed)
+	 * says nothing: the call ends as itself, as the engine carried it. */
 	if (x->res->outcome == EXEC_DONE && !x->rd.reply.lone &&
-	    (err->ended ? err->end_status != x->res->status : input_done(x))) {
+	    (err->ended ? err->end_status != x->res->status : x->lingered && input_done(x))) {
 		x->res->outcome = EXEC_UNTRUSTED;
 		x->res->engine_status = err->ended ? err->end_status : -1;
 	}
@@ -640,8 +643,10 @@ static void advance(struct exec *x)
 			if (proto_reply_done(r) && x->grace_end < 0)
 				x->grace_end = now + grace_ms(x);
 			enum exec_outcome stop = must_stop(x, now);
-			if (x->grace_end >= 0 && now >= x->grace_end)
+			if (x->grace_end >= 0 && now >= x->grace_end) {
+				x->lingered = true;
 				end_io(x, EXEC_DONE, now);
+			}
 			else if (stop != EXEC_DONE)
 				end_io(x, stop, now);
 			else
