@@ -12,6 +12,13 @@
 . "$(dirname "$0")/../lib.sh"
 pairwise
 need_engine
+# Each call's scripts start afresh, an engine exec each: the rewriting sh
+# here would bake the rule in place when a channel's server starts into
+# that server's scripts, and this file changes the rule call by call to
+# check each forged answer. (Through the resident, a forged answer is
+# refused the same; which one it is would depend on when the channel
+# started.)
+export SANDBOX_KEEP=no
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client
 
