@@ -167,6 +167,18 @@ static void print_argv(char *const argv[])
 	sbuf_free(&sb);
 }
 
+void spawn_attr_init(posix_spawnattr_t *attr, short flags)
+{
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(attr);
+	posix_spawnattr_setsigmask(attr, &none);
+	posix_spawnattr_setsigdefault(attr, &all);
+	posix_spawnattr_setpgroup(attr, 0);
+	posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
 int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 	       enum spawn_io in, enum spawn_io out, enum spawn_io err,
 	       struct err *e)
@@ -179,22 +191,10 @@ int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
 	/* A group of its own keeps a terminal's Ctrl-C from killing the client
 	 * behind our back, but a client that reads the terminal must stay in
 	 * the foreground group, or SIGTTIN stops it. */
-	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-	if (in != IO_INHERIT) {
-		posix_spawnattr_setpgroup(&attr, 0);
-		flags |= POSIX_SPAWN_SETPGROUP;
-	}
-	posix_spawnattr_setflags(&attr, flags);
+	spawn_attr_init(&attr, in != IO_INHERIT ? POSIX_SPAWN_SETPGROUP : 0);
 
 	int rc = -1;
 	if (plan_fd(&fa, 0, in, &p->in, &child[0]) < 0 ||

@@ -8,6 +8,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -68,6 +69,11 @@ int spawn_write_out(int fd, const void *buf, size_t n);
 
 /* When true, every argv is printed on stderr before it runs (-v). */
 extern bool spawn_verbose;
+
+/* A spawn's attributes as every child of ours starts: no signal blocked,
+ * every disposition the default, and flags (POSIX_SPAWN_SETPGROUP: a
+ * process group of its own; POSIX_SPAWN_SETSID: a session). */
+void spawn_attr_init(posix_spawnattr_t *attr, short flags);
 
 int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 	       enum spawn_io in, enum spawn_io out, enum spawn_io err,

@@ -287,14 +287,7 @@ static int spawn_resident(const struct resident *r, int lfd, struct err *e)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
+	spawn_attr_init(&attr, POSIX_SPAWN_SETSID);
 	posix_spawn_file_actions_adddup2(&fa, lfd, 3);
 	for (int i = 0; i < 3; i++)
 		posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY, 0);
@@ -307,6 +300,15 @@ static int spawn_resident(const struct resident *r, int lfd, struct err *e)
 	if (rc != 0)
 		return err_set(e, ERR_ENGINE, "cannot start the resident process: %s", strerror(rc));
 	return 0;
+}
+
+/* The lease of what greet found (-1: none), the rest let go. */
+static int lease_of(struct found *f)
+{
+	int fd = f->fd;
+	f->fd = -1;
+	found_free(f);
+	return fd;
 }
 
 /* Tells a resident of another build to end (SIGTERM, through the pidfd
@@ -342,19 +344,7 @@ static int start(struct resident *r, struct found *f, struct err *e)
 			RESIDENT_MAX_CLIENTS);
 	else if (f->fd < 0 && e->kind == ERR_NONE)
 		err_set(e, ERR_ENGINE, "the resident process did not answer at %s", r->addr.sun_path);
-	int fd = f->fd;
-	f->fd = -1;
-	found_free(f);
-	return fd;
-}
-
-/* The lease of what greet found (-1: none), the rest let go. */
-static int lease_of(struct found *f)
-{
-	int fd = f->fd;
-	f->fd = -1;
-	found_free(f);
-	return fd;
+	return lease_of(f);
 }
 
 /* The lease: a connection to a resident of our build, made (and the
@@ -540,25 +530,23 @@ int resident_query(const char *engine, char *const *envp, struct resident_info *
 	return 0;
 }
 
-/* Stops the resident at addr: 1 when one was there (*pid), 0 when none
- * was, -1 when it did not end in time. */
-static int stop_at(const struct sockaddr_un *addr, long *pid, struct err *e)
+/* Stops the resident greet found (f let go): 1 when one was there
+ * (*pid), 0 when none was, -1 when it did not end in time. */
+static int stop_found(struct found *f, long *pid, struct err *e)
 {
-	struct found f;
-	greet(addr, &f);
-	*pid = f.h.pid;
-	if (f.other) {
-		end_other(&f);
+	*pid = f->h.pid;
+	if (f->other) {
+		end_other(f);
 		return 1;
 	}
-	if (f.fd < 0) {
-		found_free(&f);
+	if (f->fd < 0) {
+		found_free(f);
 		return 0;
 	}
 	/* Its pidfd says when it ended (its channels killed and reaped). */
-	bool gone = usock_send(f.fd, "stop", 4, NULL, 0) == 0 && f.pidfd >= 0 &&
-		    usock_wait(f.pidfd, STOP_MS);
-	found_free(&f);
+	bool gone = usock_send(f->fd, "stop", 4, NULL, 0) == 0 && f->pidfd >= 0 &&
+		    usock_wait(f->pidfd, STOP_MS);
+	found_free(f);
 	if (!gone)
 		return err_set(e, ERR_ENGINE, "the resident process (pid %ld) did not end within %ds",
 			       *pid, STOP_MS / 1000);
@@ -572,8 +560,7 @@ int resident_stop(const char *engine, char *const *envp, struct resident_info *i
 	struct found f;
 	if (find(engine, envp, i, &r, &f, e) < 0)
 		return -1;
-	found_free(&f);
-	int rc = stop_at(&r.addr, &i->pid, e);
+	int rc = stop_found(&f, &i->pid, e);
 	i->running = rc > 0;
 	return rc < 0 ? -1 : 0;
 }
@@ -599,7 +586,9 @@ int resident_stop_all(long *stopped, struct err *e)
 				     de->d_name) >= sizeof(addr.sun_path))
 			continue;
 		long pid;
-		int one = stop_at(&addr, &pid, e);
+		struct found f;
+		greet(&addr, &f);
+		int one = stop_found(&f, &pid, e);
 		*stopped += one > 0;
 		rc = one < 0 ? -1 : rc;
 	}
