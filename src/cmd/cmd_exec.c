@@ -124,6 +124,7 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.secrets = a->secrets.v, .nsecrets = a->secrets.n,
 		.cwd = a->o.exec.cwd, .cmd = cmd.v, .ncmd = cmd.n,
 		.interactive = a->o.exec.interactive, .timeout = a->cfg.timeout,
 		.sink = a->json ? (struct exec_sink){write_captured, &cap}
@@ -370,9 +371,22 @@ static int tty_run(struct app *a, const struct ws *ws, const struct strvec *inne
 	strvec_pushf(&cmd, "%s%s", cwd && cwd[0] == '-' ? "./" : "", cwd ? cwd : "");
 	strvec_push(&cmd, tag);
 	strvec_push_all(&cmd, inner->v, inner->n);
-	engine_exec_tty_argv(&argv, a->engine, ws->id, a->cfg.env.v, a->cfg.env.n, cmd.v, cmd.n);
+	/* The secrets by name: the engine takes their values from its own
+	 * environment, and no argument vector holds them. */
+	struct strvec env = {0}, envp = {0};
+	strvec_push_all(&env, a->cfg.env.v, a->cfg.env.n);
+	strvec_push_all(&envp, a->envp.v, a->envp.n);
+	for (size_t i = 0; i < a->secrets.n; i++) {
+		strvec_push(&envp, a->secrets.v[i]);
+		char *name = xstrndup(a->secrets.v[i], strcspn(a->secrets.v[i], "="));
+		strvec_push(&env, name);
+		free(name);
+	}
+	engine_exec_tty_argv(&argv, a->engine, ws->id, env.v, env.n, cmd.v, cmd.n);
 	int stopped_by = 0;
-	int status = proc_run_tty(strvec_argv(&argv), a->envp.v, &stopped_by, e);
+	int status = proc_run_tty(strvec_argv(&argv), strvec_argv(&envp), &stopped_by, e);
+	strvec_clear(&env);
+	strvec_clear(&envp);
 	if (stopped_by)
 		status = err_set(e, ERR_INTERRUPTED, "interrupted; %s",
 				 tty_kill(a, ws, tag) == 0

@@ -105,7 +105,7 @@ int job_start(struct app *a, struct ws *ws, char *const *cmd, size_t n, const ch
 	strvec_push(&args, shown);
 	strvec_push_all(&args, cmd, n);
 	/* Not on the channel: a job must not start with SIGINT ignored. */
-	struct tool_out out = {.cwd = a->o.exec.cwd, .own_exec = true};
+	struct tool_out out = {.cwd = a->o.exec.cwd, .own_exec = true, .secrets = true};
 	int rc = job_script(a, ws, SCRIPT_JOB_START, args.v, args.n, 0, &out, e);
 	strvec_clear(&args);
 	const char *head = out.head.buf ? out.head.buf : "";

@@ -553,5 +553,7 @@ void run_finish(const void *r);
  * JSON-RPC on stdout). */
 int cmd_shell(struct app *a, struct err *e);
 int cmd_mcp(struct app *a, struct err *e);
+/* history: the record of calls (history.h), as it shows it itself. */
+int cmd_history(struct app *a, struct err *e);
 
 #endif

@@ -98,7 +98,37 @@ void json_print(const struct json *j, FILE *f)
 	fputc('\n', f);
 }
 
+static const struct redact_set *redactions;
+
+void json_redact(const struct redact_set *set)
+{
+	redactions = set && !redact_empty(set) ? set : NULL;
+}
+
+/* s[0, n) as it may be written: with the secrets replaced, in r when
+ * that changed it. */
+static const char *redacted(const char *s, size_t *n, struct sbuf *r)
+{
+	if (!redactions)
+		return s;
+	redact_buf(redactions, s, *n, true, r);
+	if (r->len == *n && memcmp(r->buf, s, *n) == 0)
+		return s;
+	*n = r->len;
+	return r->buf;
+}
+
+static void quote(struct sbuf *out, const char *s, size_t n);
+
 void json_quote(struct sbuf *out, const char *s, size_t n)
+{
+	struct sbuf r = {0};
+	s = redacted(s, &n, &r);
+	quote(out, s, n);
+	sbuf_free(&r);
+}
+
+static void quote(struct sbuf *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	sbuf_addc(out, '"');
@@ -131,7 +161,18 @@ void json_quote(struct sbuf *out, const char *s, size_t n)
 	sbuf_addc(out, '"');
 }
 
+static size_t quoted_len(const char *s, size_t n);
+
 size_t json_quoted_len(const char *s, size_t n)
+{
+	struct sbuf r = {0};
+	s = redacted(s, &n, &r);
+	size_t len = quoted_len(s, n);
+	sbuf_free(&r);
+	return len;
+}
+
+static size_t quoted_len(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = 2, i = 0;

@@ -291,6 +291,11 @@ void redact_stream_feed(struct redact_stream *st, const char *in, size_t n, stru
 
 void redact_stream_end(struct redact_stream *st, struct sbuf *out)
 {
-	sbuf_add(out, st->held.buf ? st->held.buf : "", st->held.len);
+	size_t name = 0;
+	if (st->set && st->held.len >= REDACT_EDGE_MIN &&
+	    tail_piece(st->set, st->held.buf, st->held.len, &name) == st->held.len)
+		sbuf_adds(out, st->set->marks[name]);
+	else
+		sbuf_add(out, st->held.buf ? st->held.buf : "", st->held.len);
 	sbuf_free(&st->held);
 }

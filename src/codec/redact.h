@@ -70,7 +70,9 @@ struct redact_stream {
 };
 /* Takes n more bytes; what can be passed on is appended to out. */
 void redact_stream_feed(struct redact_stream *st, const char *in, size_t n, struct sbuf *out);
-/* At the end: what was held back, as it is (it was no whole form). */
+/* At the end: what was held back, which was no whole form: as it is,
+ * or replaced when it is a piece of at least REDACT_EDGE_MIN bytes (a
+ * secret cut short by the stream's end). */
 void redact_stream_end(struct redact_stream *st, struct sbuf *out);
 
 #endif

@@ -1,8 +1,11 @@
 /* main.c: the command line read by the tables of opts.c (global options
  * before and after the command name), config loading, engine resolution,
- * and the one place that reports errors and picks the exit status. */
+ * the secrets' reading, and the one place that reports errors and picks
+ * the exit status. fopencookie is glibc's, under _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "opts.h"
 #include "present.h"
 #include "resident.h"
+#include "secret.h"
 #include "results.h"
 #include "spawn.h"
 #include "version.h"
@@ -191,6 +195,57 @@ static int keep_from_env(struct app *a, struct err *e)
 	return err_set(e, ERR_USAGE, "SANDBOX_KEEP: %.900s", msg);
 }
 
+/* stdout and stderr through spawn_write_out, which keeps the secrets
+ * out of what they write, as it does of a command's live output: one
+ * stream of each, in the order it is written. */
+static ssize_t redacted_write(void *cookie, const char *buf, size_t n)
+{
+	return spawn_write_out((int)(intptr_t)cookie, buf, n) < 0 ? -1 : (ssize_t)n;
+}
+
+static FILE *redacted_file(int fd, int mode)
+{
+	FILE *f = fopencookie((void *)(intptr_t)fd, "w",
+			      (cookie_io_functions_t){.write = redacted_write});
+	if (f)
+		setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
+	return f;
+}
+
+/* The secrets' values: read, checked against the names the engine and
+ * the command's environment use, and kept out of every output from now
+ * on (the MCP server's messages are JSON, whose every string is). */
+static int load_secrets(struct app *a, const struct command *c, struct err *e)
+{
+	if (!a->cfg.secrets.n)
+		return 0;
+	for (size_t i = 0; i < a->cfg.secrets.n; i++) {
+		const char *s = a->cfg.secrets.v[i];
+		size_t n = strcspn(s, "=");
+		if (envp_allowed(s, n))
+			return err_set(e, ERR_CONFIG, "secret %.*s: the engine's own variable; name the secret otherwise",
+				       (int)n, s);
+		for (size_t j = 0; j < a->cfg.env.n; j++)
+			if (strncmp(a->cfg.env.v[j], s, n + 1) == 0)
+				return err_set(e, ERR_CONFIG, "secret %.*s: also a variable of [env] or -e; keep one",
+					       (int)n, s);
+	}
+	if (secrets_read(&a->cfg.secrets, &a->secrets, &a->redact, e) < 0)
+		return -1;
+	json_redact(&a->redact);
+	spawn_redact(&a->redact);
+	if (c->id == C_MCP)
+		return 0;
+	FILE *out = redacted_file(1, isatty(1) ? _IOLBF : _IOFBF);
+	FILE *err = redacted_file(2, _IONBF);
+	if (!out || !err)
+		return err_set(e, ERR_FAILED, "cannot set up the output: %s", strerror(errno));
+	fflush(stdout);
+	stdout = out;
+	stderr = err;
+	return 0;
+}
+
 static void report(const struct app *a, const struct err *e)
 {
 	if (a->json) {
@@ -237,6 +292,8 @@ static int run(struct app *a, struct parsed *p, struct chan *chan, int argc, cha
 {
 	if (parse_args(a, p, argc, argv, e) < 0)
 		return -1;
+	a->argv = argv + 1;
+	a->argc = argc - 1;
 	if (p->version) {
 		printf("sandbox %s\n", SANDBOX_VERSION);
 		return 0;
@@ -285,6 +342,11 @@ static int run(struct app *a, struct parsed *p, struct chan *chan, int argc, cha
 	if (!a->json)
 		a->created = created_text;
 	envp_build(&a->envp, environ);
+	if (load_secrets(a, p->cmd, e) < 0) {
+		if (!lenient)
+			return -1;
+		*e = (struct err){0};
+	}
 	a->cache_dir = cache_dir_new();
 	if (resolve_engine(a, e) < 0) {
 		if (!lenient)
@@ -319,13 +381,16 @@ int main(int argc, char **argv)
 		if (e.kind == ERR_INTERRUPTED && spawn_interrupted)
 			status = spawn_interrupted_status();
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (fflush(stdout) != 0 || ferror(stdout) || spawn_write_end() < 0) {
 		if (status == 0)
 			fprintf(stderr, "sandbox: cannot write the output: %s\n", strerror(errno));
 		status = status ? status : 1;
 	}
+	spawn_write_end();
 	cfg_free(&a.cfg);
 	strvec_clear(&a.envp);
+	strvec_clear(&a.secrets);
+	redact_set_free(&a.redact);
 	opts_free(&a.o);
 	free(a.engine);
 	free(a.cache_dir);

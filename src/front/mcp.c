@@ -43,6 +43,9 @@ enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601, RPC_PAR
 static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 /* The server's state: its input, the call in progress, the workspace. */
+/* The client's name, as its initialize said it, for the history. */
+static char client_name[64];
+
 struct server {
 	struct app *base;
 	struct sbuf in;     /* bytes read and not yet taken as lines */
@@ -375,6 +378,8 @@ static int call_prepare(struct app *c, const struct server *s, const struct comm
 	c->cfg.env = (struct strvec){0};
 	strvec_push_all(&c->cfg.env, s->base->cfg.env.v, s->base->cfg.env.n);
 	c->ws_name[0] = '\0';
+	c->client = client_name;
+	c->tool_args = args;
 	if (opts_tool_apply(t, c, args, e) < 0)
 		return -1;
 	/* A server's calls are one terminal's: one session, unless named. */
@@ -463,6 +468,11 @@ static void call_tool(struct server *s, const char *id, const struct jv *params)
 
 static void initialize(const char *id, const struct jv *params)
 {
+	const char *name = jv_str(jv_get(jv_get(params, "clientInfo"), "name"));
+	size_t n = 0;
+	for (; name && name[n] && n + 1 < sizeof(client_name); n++)
+		client_name[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f ? '?' : name[n];
+	client_name[n] = '\0';
 	const char *asked = jv_str(jv_get(params, "protocolVersion"));
 	const char *version = versions[0];
 	for (size_t i = 0; asked && i < ARRAY_LEN(versions); i++)

@@ -1,5 +1,6 @@
 /* opts.c: see opts.h. */
 #include "opts.h"
+#include "record.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -225,6 +226,15 @@ static const struct command commands[] = {
 		 "after keep (default 5m) without a command; keep = no or SANDBOX_KEEP=no\n"
 		 "turns it off.\n",
 	 .flags = CF_LENIENT | CF_NO_RESIDENT},
+	{C_HISTORY, "history", .plain = cmd_history,
+	 .usage = "history [REF] [--since DURATION] [--follow] | history --prune",
+	 .help = "Show the record of every call made in REF's workspace (all of them when\n"
+		 "none is named): when, from where (the command line, or an MCP client by\n"
+		 "its name), who, what was asked, how it ended, how long it took, the bytes\n"
+		 "in and out. It is kept on this side, under ~/.local/state/sandbox/history,\n"
+		 "where no workspace can write; it outlives its workspace until --prune.\n"
+		 "--json prints the records, one object a line. No MCP tool shows it.\n",
+	 .flags = CF_LENIENT | CF_NO_RESIDENT},
 	{C_HELP, "help",
 	 .usage = "help [COMMAND]",
 	 .help = "Show help.\n"},
@@ -293,6 +303,10 @@ static const struct opt opts[] = {
 	{O_KEY, "env", 'e', "env", C_NEWF | C_CMDS, CMD(C_EXEC), OT_ENV, .key = "env",
 	 .metavar = "K=V", .help = "an environment variable (repeatable)",
 	 .desc = "Environment variables for this command; like an export, the session keeps them."},
+	{O_KEY, "secret", 0, NULL, C_CMDS | CMD(C_SHELL) | CMD(C_MCP), 0, OT_TEXT, .key = "secret",
+	 .metavar = "NAME[=SOURCE]",
+	 .help = "a secret for the command's environment, kept out of output\n"
+		 "(SOURCE env:VAR or file:PATH; NAME alone: env:NAME; repeatable)"},
 
 	/* Commands in a workspace. */
 	{O_SHELL, "command", 'c', "command", C_CMDS, CMD(C_EXEC), OT_TEXT, 1, 0, .metavar = "TEXT",
@@ -458,6 +472,12 @@ static const struct opt opts[] = {
 	 .desc = "Bytes of stderr already read (default 0).", .at = OPT_AT(logs.err_offset)},
 	{O_FOLLOW, "follow", 'f', NULL, CMD(C_LOGS), 0, OT_FLAG,
 	 .help = "print the output as it comes until the job ends", .at = OPT_AT(logs.follow)},
+	{O_FOLLOW, "follow", 'f', NULL, CMD(C_HISTORY), 0, OT_FLAG,
+	 .help = "print new calls as they are made, until interrupted", .at = OPT_AT(history.follow)},
+	{O_SINCE, "since", 0, NULL, CMD(C_HISTORY), 0, OT_TEXT, .metavar = "DURATION",
+	 .help = "only the calls of the last DURATION: 90s, 15m, 2h, 7d", .at = OPT_AT(history.since)},
+	{O_PRUNE, "prune", 0, NULL, CMD(C_HISTORY), 0, OT_FLAG,
+	 .help = "remove the history of every workspace that is gone", .at = OPT_AT(history.prune)},
 	{O_WAIT, NULL, 0, "wait", 0, CMD(C_LOGS), OT_COUNT, 0, JOB_WAIT_MAX,
 	 .desc = "Seconds to wait at most for new output or the job's end (default 0: none).",
 	 .at = OPT_AT(logs.wait)},
@@ -532,11 +552,14 @@ int cmd_call(const struct command *c, struct app *a,
 {
 	const struct result_type *t = c->result;
 	void *r = xmalloc(t->size);
+	struct record_start start;
+	record_begin(&start);
 	int rc = t->run(c->run, a, r, e);
-	if (rc >= 0) {
+	if (rc >= 0)
 		use(ctx, t, r);
+	record_call(a, c, t, r, rc, e, &start);
+	if (rc >= 0)
 		t->free(r);
-	}
 	if (c->finish)
 		c->finish(r);
 	free(r);
@@ -670,6 +693,10 @@ static int store_special(struct app *a, const struct opt *o, void *at, const cha
 	case O_OLDER:
 		if (!parse_duration(s, &a->o.life.older_than))
 			return err_set(e, ERR_USAGE, "--older-than '%s': expected a duration like 90s, 15m, 2h or 7d", s);
+		return 0;
+	case O_SINCE:
+		if (!parse_duration(s, &a->o.history.since) || a->o.history.since > CFG_EXPIRY_MAX)
+			return err_set(e, ERR_USAGE, "--since '%s': expected a duration like 90s, 15m, 2h or 7d", s);
 		return 0;
 	case O_CONTEXT: a->o.grep.after = a->o.grep.before = i; return 0;
 	case O_SNAP_NAME:

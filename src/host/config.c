@@ -29,6 +29,7 @@ void cfg_init(struct cfg *c)
 	c->max_size = CFG_DEFAULT_MAX_SIZE;
 	c->idle = -1;
 	c->keep = CFG_DEFAULT_KEEP;
+	c->history = true;
 }
 
 void cfg_free(struct cfg *c)
@@ -47,6 +48,7 @@ void cfg_free(struct cfg *c)
 	free(c->cpus);
 	free(c->user);
 	strvec_clear(&c->env);
+	strvec_clear(&c->secrets);
 	free(c->copy);
 	strvec_clear(&c->excludes);
 	free(c->setup);
@@ -194,6 +196,52 @@ int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *
 	return 0;
 }
 
+/* NAME=VALUE into v, over an entry of the same name. */
+static void set_pair(struct strvec *v, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < v->n; i++) {
+		if (strncmp(v->v[i], name, n) == 0 && v->v[i][n] == '=') {
+			free(v->v[i]);
+			v->v[i] = xasprintf("%s=%s", name, value);
+			return;
+		}
+	}
+	strvec_pushf(v, "%s=%s", name, value);
+}
+
+int cfg_set_secret(struct cfg *c, const char *name, const char *source, struct err *e)
+{
+	if (!cfg_valid_env_name(name, strlen(name)))
+		return err_set(e, ERR_USAGE, "secret: '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", name);
+	bool ok = false;
+	if (strncmp(source, "env:", 4) == 0)
+		ok = cfg_valid_env_name(source + 4, strlen(source + 4));
+	else if (strncmp(source, "file:", 5) == 0)
+		ok = (source[5] == '/' || strncmp(source + 5, "~/", 2) == 0) && !has_control(source);
+	if (!ok)
+		return err_set(e, ERR_USAGE, "secret %s = '%s': expected env:VARIABLE or file:PATH "
+			       "(absolute, or ~/...); a secret's value never goes in a config", name, source);
+	set_pair(&c->secrets, name, source);
+	return 0;
+}
+
+/* --secret NAME=SOURCE, or NAME alone for env:NAME. */
+static int set_secret_arg(struct cfg *c, const char *v, struct err *e)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq) {
+		char *source = xasprintf("env:%s", v);
+		int rc = cfg_set_secret(c, v, source, e);
+		free(source);
+		return rc;
+	}
+	char *name = xstrndup(v, (size_t)(eq - v));
+	int rc = cfg_set_secret(c, name, eq + 1, e);
+	free(name);
+	return rc;
+}
+
 static int set_env_pair(struct cfg *c, const char *v, struct err *e)
 {
 	const char *eq = strchr(v, '=');
@@ -279,6 +327,8 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		replace(&c->user, v);
 	} else if (strcmp(key, "env") == 0) {
 		return set_env_pair(c, v, e);
+	} else if (strcmp(key, "secret") == 0) {
+		return set_secret_arg(c, v, e);
 	} else if (strcmp(key, "setup") == 0) {
 		if (!*v)
 			return err_set(e, ERR_USAGE, "setup: the command is empty");
@@ -313,6 +363,10 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
 			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);
 		*(key[0] == 't' ? &c->ttl : &c->idle) = n;
+	} else if (strcmp(key, "history") == 0) {
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			return err_set(e, ERR_USAGE, "history '%s': expected yes or no", v);
+		c->history = v[0] == 'y';
 	} else if (strcmp(key, "keep") == 0) {
 		if (strcmp(v, "no") == 0)
 			c->keep = 0;
@@ -379,8 +433,10 @@ static int on_ini_entry(void *user, const char *section, const char *name,
 		rc = cfg_set(lc->cfg, name, value, e);
 	else if (strcmp(section, "env") == 0)
 		rc = cfg_set_env(lc->cfg, name, value, e);
+	else if (strcmp(section, "secrets") == 0)
+		rc = cfg_set_secret(lc->cfg, name, value, e);
 	else
-		rc = err_set(e, ERR_CONFIG, "unknown section [%s]; expected [sandbox] or [env]", section);
+		rc = err_set(e, ERR_CONFIG, "unknown section [%s]; expected [sandbox], [env] or [secrets]", section);
 	lc->failed = rc < 0;
 	return rc < 0 ? 0 : 1;
 }

@@ -55,6 +55,8 @@ struct cfg {
 	long pids_limit;    /* -1: no limit */
 	char *user;
 	struct strvec env;  /* K=V, one entry per name */
+	struct strvec secrets; /* NAME=SOURCE (env:VAR or file:PATH), one a name;
+			     * their values are secret.h's to read */
 	char *setup;
 	char *name;
 	double timeout;     /* seconds; 0: none */
@@ -68,6 +70,7 @@ struct cfg {
 	long idle;          /* seconds without a command before it stops;
 			     * 0: never; -1: not set (CFG_DEFAULT_IDLE where
 			     * the workspace is made by the way: mcp, exec) */
+	bool history;       /* every call goes in its workspace's history */
 	long keep;          /* seconds the resident process outlives the last
 			     * command; 0 (keep = no): none is used */
 };
@@ -80,8 +83,12 @@ void cfg_free(struct cfg *c);
 int cfg_set(struct cfg *c, const char *key, const char *value, struct err *e);
 /* Adds or replaces K=V in the environment list, checking K. */
 int cfg_set_env(struct cfg *c, const char *name, const char *value, struct err *e);
+/* Adds or replaces the secret name, read from source: "env:VAR" or
+ * "file:PATH" (absolute, or ~/ for $HOME); checks both, reads neither. */
+int cfg_set_secret(struct cfg *c, const char *name, const char *source, struct err *e);
 
-/* Parses the text of an ini file: [sandbox] keys and [env] variables;
+/* Parses the text of an ini file: [sandbox] keys, [env] variables and
+ * [secrets];
  * name is for messages, which carry name:line. Nothing after the first
  * error is applied. */
 int cfg_parse(struct cfg *c, const char *name, const char *data, size_t len,

@@ -306,9 +306,45 @@ static bool may_block(int fd)
 	       isatty(fd);
 }
 
+/* The secrets kept out of our stdout and stderr: a stream each. */
+static struct redact_stream out_redact[3];
+
+void spawn_redact(const struct redact_set *set)
+{
+	for (int fd = 1; fd <= 2; fd++)
+		out_redact[fd].set = set && !redact_empty(set) ? set : NULL;
+}
+
+static int write_plain(int fd, const char *p, size_t n);
+
 int spawn_write_out(int fd, const void *buf, size_t n)
 {
-	const char *p = buf;
+	if ((fd != 1 && fd != 2) || !out_redact[fd].set)
+		return write_plain(fd, buf, n);
+	struct sbuf out = {0};
+	redact_stream_feed(&out_redact[fd], buf, n, &out);
+	int rc = out.len ? write_plain(fd, out.buf, out.len) : 0;
+	sbuf_free(&out);
+	return rc;
+}
+
+int spawn_write_end(void)
+{
+	int rc = 0;
+	for (int fd = 1; fd <= 2; fd++) {
+		if (!out_redact[fd].set)
+			continue;
+		struct sbuf out = {0};
+		redact_stream_end(&out_redact[fd], &out);
+		if (out.len && write_plain(fd, out.buf, out.len) < 0)
+			rc = -1;
+		sbuf_free(&out);
+	}
+	return rc;
+}
+
+static int write_plain(int fd, const char *p, size_t n)
+{
 	bool wait = may_block(fd);
 	while (n) {
 		if (spawn_stopping())

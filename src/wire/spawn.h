@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "redact.h"
 #include "util.h"
 
 enum spawn_io { IO_NULL, IO_INHERIT, IO_PIPE };
@@ -66,6 +67,12 @@ void spawn_signal_drain(void);
 /* Writes all of buf to fd (our stdout or stderr), but gives up (-1) as
  * soon as a signal came, also when the reader has stopped reading. */
 int spawn_write_out(int fd, const void *buf, size_t n);
+/* From now on, what spawn_write_out writes on 1 and 2 has set's
+ * secrets replaced, found also across writes (redact.h): the bytes that
+ * may begin one wait for the next write, or for spawn_write_end. */
+void spawn_redact(const struct redact_set *set);
+/* Writes what is held back; at the end of the command. */
+int spawn_write_end(void);
 
 /* When true, every argv is printed on stderr before it runs (-v). */
 extern bool spawn_verbose;

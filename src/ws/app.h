@@ -9,8 +9,10 @@
 #include "chan.h"
 #include "config.h"
 #include "err.h"
+#include "redact.h"
 #include "util.h"
 
+struct jv;
 struct resident;
 struct ws;
 struct ws_origin;
@@ -92,6 +94,11 @@ struct snap_opts {
 
 /* A command's options as given: made zero, given their defaults
  * (opt_defaults), filled, and freed with opts_free. */
+struct history_opts {
+	bool follow, prune;
+	long since;            /* seconds back; 0: all */
+};
+
 struct opts {
 	struct strvec args;    /* positional arguments, or the command */
 	struct strvec extra;   /* create, run: engine run arguments after -- */
@@ -112,6 +119,7 @@ struct opts {
 	struct apply_opts apply;
 	struct pool_opts pool;
 	struct snap_opts snap;
+	struct history_opts history;
 };
 void opts_free(struct opts *o);
 
@@ -146,6 +154,14 @@ struct app {
 				* was not found (a->engine NULL then) */
 	const struct ws_origin *origin; /* where a new workspace comes from
 					 * (workspace.h): app_origin */
+	struct strvec secrets; /* NAME=VALUE, read (secret.h): what a command
+				* in the workspace gets, off every argv */
+	struct redact_set redact; /* their forms, kept out of all output */
+	/* For the history (record.h): what was asked, and by whom. */
+	char **argv;           /* the command line's words, after ours */
+	int argc;
+	const char *client;    /* mcp: the client's name, as it said it */
+	const struct jv *tool_args; /* mcp: the call's arguments */
 };
 
 /* Where a new workspace comes from, as the commands decide it: a pool's

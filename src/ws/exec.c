@@ -104,7 +104,11 @@ struct exec {
 	void (*after_kill)(struct exec *x); /* what follows PHASE_KILL */
 	struct feed raw;      /* alone, interactive: our own stdin */
 	bool own_raw;
+	struct strvec env;    /* the call's env and secrets, as it passes them */
+	struct strvec envp;   /* alone, with secrets: the engine's, and them */
 };
+
+struct exec_bytes exec_bytes;
 
 static void on_data(void *ctx, int stream, enum proto_data whose, const char *buf, size_t n)
 {
@@ -116,6 +120,7 @@ static void on_data(void *ctx, int stream, enum proto_data whose, const char *bu
 		if (eb->len < ENGINE_ERR_MAX)
 			sbuf_add(eb, buf, n < ENGINE_ERR_MAX - eb->len ? n : ENGINE_ERR_MAX - eb->len);
 	} else if (whose == PROTO_DATA_OUT) {
+		exec_bytes.out += n;
 		/* Gathered: binary output breaks at every \036 into small pieces. */
 		sbuf_add(&st->s[stream - 1].out, buf, n);
 	}
@@ -189,25 +194,64 @@ static void drop_fd(struct exec *st, int *fd, bool failed)
 		st->chan_dead = true;
 }
 
-/* The call as the wrapper gets it. */
-static struct proto_call call_of(const struct exec_req *rq)
+/* The call's variables as it passes them: on a channel, env and secrets
+ * as K=V in the request; alone, env as K=V and each secret by its name
+ * alone, with K=V in the engine's environment. */
+static void env_of(struct exec *x)
 {
+	const struct exec_req *rq = x->rq;
+	/* A variable named as a secret is the secret (an MCP client's env
+	 * cannot stand for it). */
+	for (size_t i = 0; i < rq->nenv; i++) {
+		size_t n = strcspn(rq->env[i], "=");
+		bool secret = false;
+		for (size_t k = 0; k < rq->nsecrets && !secret; k++)
+			secret = strncmp(rq->secrets[k], rq->env[i], n + 1) == 0;
+		if (!secret)
+			strvec_push(&x->env, rq->env[i]);
+	}
+	if (rq->chan) {
+		strvec_push_all(&x->env, rq->secrets, rq->nsecrets);
+		return;
+	}
+	if (!rq->nsecrets)
+		return;
+	for (size_t i = 0; rq->envp[i]; i++)
+		strvec_push(&x->envp, rq->envp[i]);
+	for (size_t i = 0; i < rq->nsecrets; i++) {
+		strvec_push(&x->envp, rq->secrets[i]);
+		char *name = xstrndup(rq->secrets[i], strcspn(rq->secrets[i], "="));
+		strvec_push(&x->env, name);
+		free(name);
+	}
+}
+
+/* The engine's environment for a call of its own. */
+static char *const *envp_of(struct exec *x)
+{
+	return x->envp.n ? strvec_argv(&x->envp) : x->rq->envp;
+}
+
+/* The call as the wrapper gets it. */
+static struct proto_call call_of(struct exec *x)
+{
+	const struct exec_req *rq = x->rq;
 	return (struct proto_call){
 		.workdir = rq->workdir, .cwd = rq->cwd,
 		.input = rq->feed || rq->interactive,
 		.script = rq->script, .args = rq->cmd, .nargs = rq->ncmd,
-		.env = rq->chan ? rq->env : NULL, .nenv = rq->chan ? rq->nenv : 0,
+		.env = rq->chan ? x->env.v : NULL, .nenv = rq->chan ? x->env.n : 0,
 		.lone = rq->chan && rq->lone,
 	};
 }
 
 /* The engine client always gets a pipe for stdin: the tag goes first. */
-static void build_argv(const struct exec_req *rq, struct strvec *argv)
+static void build_argv(struct exec *x, struct strvec *argv)
 {
 	struct strvec cmd = {0};
-	struct proto_call c = call_of(rq);
+	struct proto_call c = call_of(x);
 	proto_exec_argv(&cmd, &c);
-	engine_exec_argv(argv, rq->engine, rq->ctr, rq->env, rq->nenv, true, cmd.v, cmd.n);
+	engine_exec_argv(argv, x->rq->engine, x->rq->ctr, x->env.v, x->env.n, true, cmd.v, cmd.n);
 	strvec_clear(&cmd);
 }
 
@@ -714,7 +758,7 @@ static void start_on_chan(struct exec *x)
 {
 	const struct exec_req *rq = x->rq;
 	struct chan *c = rq->chan;
-	struct proto_call call = call_of(rq);
+	struct proto_call call = call_of(x);
 	x->feed = rq->feed;
 	proto_request(&x->req, x->tag, &call);
 	x->fds[0] = c->p.out;
@@ -734,9 +778,9 @@ static int start_alone(struct exec *x, struct err *e)
 	x->feed = x->own_raw ? &x->raw : rq->feed;
 	sbuf_addf(&x->req, "%s\n", x->tag);
 	struct strvec argv = {0};
-	build_argv(rq, &argv);
+	build_argv(x, &argv);
 	start_clock(x);
-	int rc = proc_spawn(&x->p, strvec_argv(&argv), rq->envp, IO_PIPE, IO_PIPE, IO_PIPE, e);
+	int rc = proc_spawn(&x->p, strvec_argv(&argv), envp_of(x), IO_PIPE, IO_PIPE, IO_PIPE, e);
 	strvec_clear(&argv);
 	if (rc < 0)
 		return -1;
@@ -749,6 +793,8 @@ void exec_free(struct exec *x)
 	if (!x)
 		return;
 	kill_abandon(x);
+	if (x->feed)
+		exec_bytes.in += x->feed->sent;
 	if (x->phase != PHASE_DONE && x->rq->chan) {
 		chan_close(x->rq->chan); /* in the middle of a call: unusable */
 	} else if (x->phase != PHASE_DONE && x->p.pid > 0) {
@@ -760,6 +806,8 @@ void exec_free(struct exec *x)
 		proc_wait_for(&x->p, PROC_TERM_MS);
 	}
 	sbuf_free(&x->req);
+	strvec_clear(&x->env);
+	strvec_clear(&x->envp);
 	if (x->own_raw)
 		feed_free(&x->raw);
 	for (int i = 0; i < 2; i++)
@@ -789,6 +837,7 @@ struct exec *exec_start(const struct exec_req *rq, struct exec_res *res, struct 
 		x->s[i].num = i + 1;
 	}
 	proto_reader_init(&x->rd, x->tag, rq->chan != NULL, on_data, x);
+	env_of(x);
 	if (rq->chan) {
 		start_on_chan(x);
 	} else if (start_alone(x, e) < 0) {

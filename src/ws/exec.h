@@ -30,6 +30,11 @@ struct exec_req {
 	const char *ctr;       /* container ID or name */
 	char *const *env;      /* K=V for this command */
 	size_t nenv;
+	/* K=V too, kept off every argument vector of ours: on a channel they
+	 * go in the request; else the engine gets --env=K and takes V from
+	 * its own environment (docker and podman both do). */
+	char *const *secrets;
+	size_t nsecrets;
 	const char *workdir;   /* the workspace's; NULL: the container's own */
 	const char *cwd;       /* NULL: the workdir; relative: under it */
 	char *const *cmd;
@@ -52,6 +57,14 @@ struct exec_req {
 	/* Who drives the call (exec_run): NULL, exec_run itself. */
 	const struct exec_loop *loop;
 };
+
+/* The bytes the calls of this process carried: the commands' input
+ * (what their feeds sent) and their output (stdout and stderr, markers
+ * aside), for the history. */
+struct exec_bytes {
+	unsigned long long in, out;
+};
+extern struct exec_bytes exec_bytes;
 
 /* A caller's own poll loop, which drives a call with exec_next and
  * exec_step until it is over, serving its own fds meanwhile. */

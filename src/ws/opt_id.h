@@ -16,6 +16,7 @@ enum opt_id {
 	O_CONTEXT, O_RM, O_OUTPUT_LIMIT, O_REVOKE,
 	O_BACKGROUND, O_TTY, O_STDERR, O_FOLLOW, O_ERR_OFFSET, O_WAIT, O_SIGNAL, O_WAIT_TIMEOUT,
 	O_STAT, O_NAME_ONLY, O_CHECK, O_FORCE, O_EXPECT_ID, O_EXPIRED, O_SPEC, O_SNAP_NAME, O_SNAPSHOT,
+	O_SINCE, O_PRUNE,
 };
 
 /* How a message names option id of a's command to whoever called it:

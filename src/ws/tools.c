@@ -44,6 +44,7 @@ int tool_run(struct app *a, struct ws *ws, enum proto_script script, char *const
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.secrets = out->secrets ? a->secrets.v : NULL, .nsecrets = out->secrets ? a->secrets.n : 0,
 		.script = script, .cmd = args, .ncmd = nargs, .cwd = out->cwd, .own_exec = out->own_exec, .lone = out->lone,
 		.timeout = out->timeout > 0 ? out->timeout : ws_step_timeout(a),
 		.feed = feed, .interactive = direct, .sink = {tool_sink, out},

@@ -32,6 +32,7 @@ struct tool_out {
 	double timeout;
 	const char *cwd;
 	bool own_exec;    /* never on the channel (exec.h) */
+	bool secrets;     /* the command gets the secrets (a job's) */
 	bool lone;        /* PROTO_READ: may go lone (exec.h); head "S -" */
 	bool timed_out;   /* set: the call failed for its timeout */
 };

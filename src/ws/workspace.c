@@ -422,7 +422,7 @@ static int setup_to_stderr(void *ctx, int stream, const char *buf, size_t n)
 {
 	(void)ctx;
 	(void)stream;
-	write_all(2, buf, n);
+	spawn_write_out(2, buf, n);
 	return 0;
 }
 
@@ -432,6 +432,7 @@ static int run_setup(struct app *a, struct ws *ws, struct err *e)
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
+		.secrets = a->secrets.v, .nsecrets = a->secrets.n,
 		.cmd = cmd, .ncmd = ARRAY_LEN(cmd), .timeout = ws_step_timeout(a),
 		.sink = {setup_to_stderr, NULL},
 	};

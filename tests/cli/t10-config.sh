@@ -177,7 +177,7 @@ test_expect_success 'a bad value in the file: exit 2, FILE:LINE' '
 test_expect_success 'an unknown section: exit 2' '
 	printf "[sandbox]\n[extras]\nx = 1\n" >bad.ini &&
 	expect_status 2 sb --config bad.ini list >out 2>err &&
-	cmp_text "sandbox: list: bad.ini:3: unknown section [extras]; expected [sandbox] or [env]" err
+	cmp_text "sandbox: list: bad.ini:3: unknown section [extras]; expected [sandbox], [env] or [secrets]" err
 '
 
 test_expect_success 'env in [sandbox]: exit 2, pointing at [env]' '

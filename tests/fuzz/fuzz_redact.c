@@ -6,15 +6,36 @@
  * An input is 4 bytes that seed the chunking, a byte n (the secret's
  * length, REDACT_MIN_LEN and up), n bytes of secret, then the text. The
  * text goes through redact_buf whole and through a redact_stream in
- * chunks. It aborts when a form is left in either output, when the
+ * chunks. It aborts when a form is left in either output (between the
+ * marks: a mark's ']' and what follows may spell a secret that starts
+ * with one), when the
  * stream holds back more than the longest form, or when the stream's
  * output is not the whole buffer's (the forms of one secret are never
  * a prefix of one another but when the value's form is its URL form,
  * which is then one form). */
+#define _GNU_SOURCE /* memmem */
 #include <string.h>
 
 #include "fuzz.h"
 #include "redact.h"
+
+/* Whether a form is in out's text between the marks: the marks' own
+ * bytes may spell one with their neighbours (a secret that starts with
+ * ']'), which is no secret shown. */
+static bool found_outside_marks(const struct redact_set *s, const struct sbuf *out)
+{
+	const char *p = out->buf ? out->buf : "", *end = p + out->len;
+	const char *mark = s->marks[0];
+	size_t ml = strlen(mark);
+	while (p < end) {
+		const char *m = memmem(p, (size_t)(end - p), mark, ml);
+		size_t n = m ? (size_t)(m - p) : (size_t)(end - p);
+		if (redact_found(s, p, n))
+			return true;
+		p += n + (m ? ml : 0);
+	}
+	return false;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				  memcmp(s.forms[i].bytes, s.forms[j].bytes, s.forms[i].len) == 0;
 	struct sbuf whole = {0}, streamed = {0};
 	redact_buf(&s, text, len, false, &whole);
-	CHECK(!redact_found(&s, whole.buf ? whole.buf : "", whole.len));
+	CHECK(!found_outside_marks(&s, &whole));
 	struct redact_stream st = {.set = &s};
 	size_t off = 0;
 	while (off < len) {
@@ -45,14 +66,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(st.held.len < s.maxlen);
 		off += k;
 	}
+	bool cut = st.held.len >= REDACT_EDGE_MIN;
 	redact_stream_end(&st, &streamed);
-	CHECK(!redact_found(&s, streamed.buf ? streamed.buf : "", streamed.len));
-	if (!nested)
+	CHECK(!found_outside_marks(&s, &streamed));
+	if (!nested && !cut)
 		CHECK(whole.len == streamed.len &&
 		      (!whole.len || memcmp(whole.buf, streamed.buf, whole.len) == 0));
 	struct sbuf edged = {0};
 	redact_buf(&s, text, len, true, &edged);
-	CHECK(!redact_found(&s, edged.buf ? edged.buf : "", edged.len));
+	CHECK(!found_outside_marks(&s, &edged));
 	sbuf_free(&whole);
 	sbuf_free(&streamed);
 	sbuf_free(&edged);

@@ -121,8 +121,9 @@ static void test_against_reference(void)
 				redact_stream_feed(&st, text.buf + i, step, &out);
 				i += step;
 			}
+			bool cut = st.held.len >= REDACT_EDGE_MIN;
 			redact_stream_end(&st, &out);
-			if (out.len != want.len || (want.len && memcmp(out.buf, want.buf, want.len) != 0)) {
+			if (!cut && (out.len != want.len || (want.len && memcmp(out.buf, want.buf, want.len) != 0))) {
 				if (stream_mismatches++ < 3)
 					diag("stream: '%s' gave '%s', not '%s'", text.buf, out.buf, want.buf);
 			}
@@ -213,6 +214,11 @@ static void test_bounds(void)
 	redact_stream_feed(&st, "56789abcdef!", 12, &out);
 	is_str(out.buf, "prompt> x [secret K]!", "which is replaced once whole");
 	redact_stream_end(&st, &out);
+	sbuf_reset(&out);
+	struct redact_stream cut_st = {.set = &s};
+	redact_stream_feed(&cut_st, "end 012345", 10, &out);
+	redact_stream_end(&cut_st, &out);
+	is_str(out.buf, "end [secret K]", "a stream that ends in a piece of one has it replaced");
 
 	/* 10 MB with the secret in it: the held part stays small. */
 	sbuf_reset(&out);
