@@ -121,6 +121,9 @@ test_expect_success 'a secret that cannot be read: a clear error, nothing starte
 	expect_status 2 env SANDBOX_CONFIG=$TRASH/bad.ini "$SANDBOX" --engine "$ENGINE" run -- true 2>err &&
 	grep_file "^sandbox: run: secret GONE: cannot read $TRASH/missing: No such file or directory" err &&
 	test "$(our_workspaces | wc -l)" = "$before" &&
+	mkdir -p adir &&
+	expect_status 2 sb -w "$REF" exec --secret "D=file:$TRASH/adir" -- true 2>err &&
+	grep_file "secret D: $TRASH/adir is not a regular file" err &&
 	printf "[secrets]\nSHORT = env:SHORT_SRC\n" >short.ini &&
 	SHORT_SRC=abc expect_status 2 env SANDBOX_CONFIG=$TRASH/short.ini "$SANDBOX" --engine "$ENGINE" -w "$REF" exec -- true 2>err &&
 	grep_file "secret SHORT: 3 bytes; a secret must have 8" err &&
