@@ -148,7 +148,7 @@ test_expect_success 'an MCP client cannot name one, and its results have them re
 
 test_expect_success 'every kind of call leaves its record: time, who, what, how it ended, bytes' '
 	mkdir -p proj && echo one >proj/a.txt &&
-	new_ws CP --copy "$TRASH/proj" &&
+	new_ws CP --copy "$TRASH/proj" --name "$(new_name cp)" &&
 	sb -w "$CP" exec -- sh -c "echo two >a.txt" &&
 	sb -w "$CP" read a.txt >/dev/null &&
 	sb -w "$CP" write b.txt --content hello >/dev/null &&
@@ -163,7 +163,7 @@ test_expect_success 'every kind of call leaves its record: time, who, what, how 
 	sb -w "$CP" diff >/dev/null; test $? = 1 &&
 	sb -w "$CP" apply >/dev/null &&
 	sb snapshot "$CP" --name "$PFX-snap" >/dev/null &&
-	sb fork "$CP" >forked &&
+	sb fork "$CP" --name "$(new_name fork)" >forked &&
 	sb destroy "$(cat forked)" >/dev/null &&
 	sb destroy --snapshot "$PFX-snap" >/dev/null &&
 	printf "%s\n" init "call 1 read {\"path\":\"b.txt\"}" "<" close |
