@@ -24,15 +24,40 @@ static int write_live(void *ctx, int stream, const char *buf, size_t n)
 	return spawn_write_out(stream, buf, n);
 }
 
+/* --json: each stream kept, head and tail; with secrets, redacted as it
+ * comes (redact.h), before the cut can split one. */
 struct captures {
 	struct capture out, err;
+	struct redact_stream rs[2];
 };
 
 static int write_captured(void *ctx, int stream, const char *buf, size_t n)
 {
 	struct captures *c = ctx;
-	capture_add(stream == 1 ? &c->out : &c->err, buf, n);
+	struct capture *to = stream == 1 ? &c->out : &c->err;
+	if (!c->rs[stream - 1].set) {
+		capture_add(to, buf, n);
+		return 0;
+	}
+	struct sbuf red = {0};
+	redact_stream_feed(&c->rs[stream - 1], buf, n, &red);
+	if (red.len)
+		capture_add(to, red.buf, red.len);
+	sbuf_free(&red);
 	return 0;
+}
+
+static void captures_end(struct captures *c)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!c->rs[i].set)
+			continue;
+		struct sbuf red = {0};
+		redact_stream_end(&c->rs[i], &red);
+		if (red.len)
+			capture_add(i == 0 ? &c->out : &c->err, red.buf, red.len);
+		sbuf_free(&red);
+	}
 }
 
 /* The status exec exits with, for the outcomes that are not the
@@ -118,9 +143,11 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 {
 	struct strvec cmd = {0};
 	command_of(a, &cmd);
-	struct captures cap;
+	struct captures cap = {0};
 	capture_init(&cap.out, (size_t)a->cfg.max_output);
 	capture_init(&cap.err, (size_t)a->cfg.max_output);
+	if (!redact_empty(&a->redact))
+		cap.rs[0].set = cap.rs[1].set = &a->redact;
 	struct exec_req rq = {
 		.engine = a->engine, .envp = a->envp.v,
 		.env = a->cfg.env.v, .nenv = a->cfg.env.n,
@@ -131,6 +158,7 @@ static int exec_in(struct app *a, struct ws *ws, struct exec_result *r, struct e
 				: (struct exec_sink){write_live, NULL},
 	};
 	int rc = ws_exec(a, ws, &rq, &r->res, e);
+	captures_end(&cap);
 	if (rc == 0 && r->res.outcome == EXEC_CANCELLED)
 		rc = err_set(e, ERR_INTERRUPTED, "cancelled; %s", exec_kill_says(r->res.kill));
 	else if (rc == 0 && r->res.outcome == EXEC_NO_CWD)

@@ -229,8 +229,10 @@ int cmd_history(struct app *a, struct err *e)
 		strvec_push(&names, ref);
 	else
 		rc = history_names(dir, &names, e);
-	if (rc == 0)
-		sizes = calloc(names.n ? names.n : 1, sizeof(*sizes));
+	if (rc == 0) {
+		sizes = xmalloc((names.n ? names.n : 1) * sizeof(*sizes));
+		memset(sizes, 0, (names.n ? names.n : 1) * sizeof(*sizes));
+	}
 	for (size_t i = 0; rc == 0 && i < names.n; i++)
 		rc = history_lines(dir, names.v[i], &lines, &sizes[i], e);
 	if (rc == 0 && lines.n)
@@ -248,7 +250,8 @@ int cmd_history(struct app *a, struct err *e)
 			spawn_signal_drain();
 		struct strvec now = {0};
 		if (!ref && history_names(dir, &now, e) == 0 && now.n != names.n) {
-			long long *grown = calloc(now.n, sizeof(*grown));
+			long long *grown = xmalloc(now.n * sizeof(*grown));
+			memset(grown, 0, now.n * sizeof(*grown));
 			for (size_t i = 0; i < now.n; i++)
 				for (size_t k = 0; k < names.n; k++)
 					if (strcmp(now.v[i], names.v[k]) == 0)

@@ -409,8 +409,17 @@ int do_logs(struct app *a, struct logs_result *r, struct err *e)
 						 strerror(k.werr ? k.werr : EIO));
 	if (closed)
 		rc = 0;
-	for (int i = 0; i < 2 && rc == 0; i++)
+	for (int i = 0; i < 2 && rc == 0; i++) {
 		r->s[i].cut = capture_get(&k.cap[i], &r->s[i].data);
+		/* A piece read by offset may end in the first part of a secret
+		 * that the next read begins with: the edges too. */
+		if (!redact_empty(&a->redact) && r->s[i].data.len) {
+			struct sbuf red = {0};
+			redact_buf(&a->redact, r->s[i].data.buf, r->s[i].data.len, true, &red);
+			sbuf_free(&r->s[i].data);
+			r->s[i].data = red;
+		}
+	}
 	capture_free(&k.cap[0]);
 	capture_free(&k.cap[1]);
 	ws_free(&ws);

@@ -111,7 +111,7 @@ static const char *redacted(const char *s, size_t *n, struct sbuf *r)
 {
 	if (!redactions)
 		return s;
-	redact_buf(redactions, s, *n, true, r);
+	redact_buf(redactions, s, *n, false, r);
 	if (r->len == *n && memcmp(r->buf, s, *n) == 0)
 		return s;
 	*n = r->len;

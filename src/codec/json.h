@@ -44,8 +44,10 @@ void json_err(struct json *j, const struct err *e, const char *ref);
 /* Appends bytes as a JSON string literal, quotes included. */
 void json_quote(struct sbuf *out, const char *s, size_t n);
 /* From now on, every string json_quote writes (and json_quoted_len
- * measures) has set's secrets replaced, also a piece of one cut at its
- * edges (redact.h); NULL: none. For the process: its secrets. */
+ * measures) has set's whole secrets replaced (redact.h); NULL: none. For
+ * the process: its secrets. A text cut by a bound is the cutter's to
+ * redact with edges, before: a key or a constant is never taken for a
+ * piece of a secret. */
 void json_redact(const struct redact_set *set);
 /* The number of bytes json_quote writes for s[0..n), quotes included:
  * 1 for most, 6 for a control byte or one that is not UTF-8. */

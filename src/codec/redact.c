@@ -162,22 +162,48 @@ bool redact_add(struct redact_set *s, const char *name, const char *value, size_
 	return true;
 }
 
-/* The first whole form at or after from: its start in *at, or NULL. */
-static const struct redact_form *first_form(const struct redact_set *s, const char *in,
-					    size_t n, size_t from, size_t *at)
+/* The whole forms of a text, found left to right: each form's next
+ * occurrence is looked for once, and again only when a replacement went
+ * past it, so every form's search moves forward only and the whole scan
+ * is linear in the text for each form (a text that repeats one form
+ * does not make the others search it again from each replacement). */
+struct finder {
+	const struct redact_set *s;
+	const char *in;
+	size_t n;
+	size_t *next; /* each form's next start at or after the last from; n: none */
+	bool *known;
+};
+
+static void finder_init(struct finder *fd, const struct redact_set *s, const char *in, size_t n)
+{
+	*fd = (struct finder){s, in, n, xmalloc((s->nforms ? s->nforms : 1) * sizeof(size_t)),
+			      xmalloc((s->nforms ? s->nforms : 1) * sizeof(bool))};
+	memset(fd->known, 0, (s->nforms ? s->nforms : 1) * sizeof(bool));
+}
+
+static void finder_free(struct finder *fd)
+{
+	free(fd->next);
+	free(fd->known);
+}
+
+/* The first whole form at or after from (leftmost, then longest): its
+ * start in *at, or NULL. */
+static const struct redact_form *finder_next(struct finder *fd, size_t from, size_t *at)
 {
 	const struct redact_form *best = NULL;
-	for (size_t i = 0; i < s->nforms; i++) {
-		const struct redact_form *f = &s->forms[i];
-		size_t lim = best ? *at + f->len : n; /* a later start cannot win */
-		if (lim > n)
-			lim = n;
-		if (lim <= from)
+	for (size_t i = 0; i < fd->s->nforms; i++) {
+		const struct redact_form *f = &fd->s->forms[i];
+		if (!fd->known[i] || (fd->next[i] < fd->n && fd->next[i] < from)) {
+			const char *p = from < fd->n ? memmem(fd->in + from, fd->n - from, f->bytes, f->len)
+						     : NULL;
+			fd->next[i] = p ? (size_t)(p - fd->in) : fd->n;
+			fd->known[i] = true;
+		}
+		size_t pos = fd->next[i];
+		if (pos >= fd->n)
 			continue;
-		const char *p = memmem(in + from, lim - from, f->bytes, f->len);
-		if (!p)
-			continue;
-		size_t pos = (size_t)(p - in);
 		if (!best || pos < *at || (pos == *at && f->len > best->len)) {
 			best = f;
 			*at = pos;
@@ -188,22 +214,35 @@ static const struct redact_form *first_form(const struct redact_set *s, const ch
 
 bool redact_found(const struct redact_set *s, const char *in, size_t n)
 {
+	struct finder fd;
 	size_t at;
-	return first_form(s, in, n, 0, &at) != NULL;
+	finder_init(&fd, s, in, n);
+	bool found = finder_next(&fd, 0, &at) != NULL;
+	finder_free(&fd);
+	return found;
 }
 
-/* in[from, to) with its whole forms replaced, onto out. */
-static void replace_whole(const struct redact_set *s, const char *in, size_t from, size_t to,
-			  struct sbuf *out)
+/* in[0, n) with its whole forms replaced, onto out; *first and *last say
+ * where the text before the first replacement ends and where the text
+ * after the last begins (0 and n when there was none). */
+static void replace_whole(const struct redact_set *s, const char *in, size_t n, struct sbuf *out,
+			  size_t *first, size_t *last)
 {
-	size_t at;
+	struct finder fd;
+	size_t at, from = 0;
 	const struct redact_form *f;
-	while ((f = first_form(s, in, to, from, &at))) {
+	finder_init(&fd, s, in, n);
+	*first = n;
+	while ((f = finder_next(&fd, from, &at))) {
+		if (*first == n)
+			*first = at;
 		sbuf_add(out, in + from, at - from);
 		sbuf_adds(out, s->marks[f->name]);
 		from = at + f->len;
 	}
-	sbuf_add(out, in + from, to - from);
+	sbuf_add(out, in + from, n - from);
+	*last = from;
+	finder_free(&fd);
 }
 
 /* The longest piece of a form's start ending in[0, n): its length, and
@@ -250,20 +289,31 @@ void redact_buf(const struct redact_set *s, const char *in, size_t n, bool edges
 		sbuf_add(out, in, n);
 		return;
 	}
-	size_t head = 0, tail = 0, hname = 0, tname = 0;
-	if (edges) {
-		head = head_piece(s, in, n, &hname);
-		tail = tail_piece(s, in, n, &tname);
-		if (head < REDACT_EDGE_MIN)
-			head = 0;
-		if (tail < REDACT_EDGE_MIN || head + tail > n)
-			tail = 0;
+	struct sbuf whole = {0};
+	size_t first, last;
+	replace_whole(s, in, n, &whole, &first, &last);
+	if (!edges) {
+		sbuf_add(out, whole.buf ? whole.buf : "", whole.len);
+		sbuf_free(&whole);
+		return;
 	}
+	/* The pieces at the edges, looked for once the whole forms are out:
+	 * in the text before the first replacement, and after the last. */
+	size_t head = 0, tail = 0, hname = 0, tname = 0;
+	head = head_piece(s, in, first, &hname);
+	if (head < REDACT_EDGE_MIN)
+		head = 0;
+	tail = tail_piece(s, in + last, n - last, &tname);
+	if (tail < REDACT_EDGE_MIN || (first == n && head + tail > n))
+		tail = 0;
 	if (head)
 		sbuf_adds(out, s->marks[hname]);
-	replace_whole(s, in, head, n - tail, out);
+	/* whole holds in[0, first) as it was, then the rest: the head piece
+	 * is its start, the tail piece its end. */
+	sbuf_add(out, whole.buf + head, whole.len - head - tail);
 	if (tail)
 		sbuf_adds(out, s->marks[tname]);
+	sbuf_free(&whole);
 }
 
 void redact_stream_feed(struct redact_stream *st, const char *in, size_t n, struct sbuf *out)
@@ -275,13 +325,16 @@ void redact_stream_feed(struct redact_stream *st, const char *in, size_t n, stru
 	struct sbuf *h = &st->held;
 	sbuf_add(h, in, n);
 	/* Whole forms first; what follows the last may start one. */
+	struct finder fd;
 	size_t from = 0, at, name;
 	const struct redact_form *f;
-	while ((f = first_form(st->set, h->buf, h->len, from, &at))) {
+	finder_init(&fd, st->set, h->buf, h->len);
+	while ((f = finder_next(&fd, from, &at))) {
 		sbuf_add(out, h->buf + from, at - from);
 		sbuf_adds(out, st->set->marks[f->name]);
 		from = at + f->len;
 	}
+	finder_free(&fd);
 	size_t keep = tail_piece(st->set, h->buf + from, h->len - from, &name);
 	sbuf_add(out, h->buf + from, h->len - from - keep);
 	memmove(h->buf, h->buf + h->len - keep, keep);

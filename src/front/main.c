@@ -200,7 +200,7 @@ static int keep_from_env(struct app *a, struct err *e)
  * stream of each, in the order it is written. */
 static ssize_t redacted_write(void *cookie, const char *buf, size_t n)
 {
-	return spawn_write_out((int)(intptr_t)cookie, buf, n) < 0 ? -1 : (ssize_t)n;
+	return spawn_write_text((int)(intptr_t)cookie, buf, n) < 0 ? -1 : (ssize_t)n;
 }
 
 static FILE *redacted_file(int fd, int mode)
@@ -234,9 +234,9 @@ static int load_secrets(struct app *a, const struct command *c, struct err *e)
 		return -1;
 	json_redact(&a->redact);
 	spawn_redact(&a->redact);
-	if (c->id == C_MCP)
-		return 0;
-	FILE *out = redacted_file(1, isatty(1) ? _IOLBF : _IOFBF);
+	/* The MCP server's stdout is its messages, JSON all of whose strings
+	 * are redacted: a stream must not hold back their ends. */
+	FILE *out = c->id == C_MCP ? stdout : redacted_file(1, isatty(1) ? _IOLBF : _IOFBF);
 	FILE *err = redacted_file(2, _IONBF);
 	if (!out || !err)
 		return err_set(e, ERR_FAILED, "cannot set up the output: %s", strerror(errno));
@@ -345,7 +345,12 @@ static int run(struct app *a, struct parsed *p, struct chan *chan, int argc, cha
 	if (load_secrets(a, p->cmd, e) < 0) {
 		if (!lenient)
 			return -1;
+		/* doctor and the others go on without any of them. */
 		*e = (struct err){0};
+		strvec_clear(&a->secrets);
+		redact_set_free(&a->redact);
+		json_redact(NULL);
+		spawn_redact(NULL);
 	}
 	a->cache_dir = cache_dir_new();
 	if (resolve_engine(a, e) < 0) {

@@ -54,11 +54,26 @@ static void put_user(struct json *j)
 static void put_asked(struct json *j, const struct app *a)
 {
 	if (a->mcp) {
+		/* json_jv's room is characters, and one takes six bytes as
+		 * \u0001: smaller rooms until the bytes fit, else none. */
 		json_key(j, "arguments");
-		if (a->tool_args)
-			json_jv(j, a->tool_args, RECORD_ARGUMENTS_MAX);
-		else
-			json_null(j);
+		for (size_t room = RECORD_ARGUMENTS_MAX; a->tool_args; room /= 4) {
+			struct json t = {0};
+			json_jv(&t, a->tool_args, room);
+			bool fits = t.out.len <= RECORD_ARGUMENTS_MAX;
+			if (fits)
+				json_jv(j, a->tool_args, room);
+			sbuf_free(&t.out);
+			if (fits)
+				return;
+			if (room < 16)
+				break;
+		}
+		json_null(j);
+		if (a->tool_args) {
+			json_key(j, "arguments_cut");
+			json_bool(j, true);
+		}
 		return;
 	}
 	json_key(j, "argv");
@@ -182,8 +197,19 @@ void record_call(const struct app *a, const struct command *c, const struct resu
 			continue;
 		struct sbuf line = {0};
 		record_format(&line, a, names.v[i], c, t, r, rc, e, s, now);
+		if (line.len > HISTORY_RECORD_MAX) {
+			/* Never none: the record without what was asked. */
+			struct app lean = *a;
+			lean.argc = 0;
+			lean.tool_args = NULL;
+			sbuf_reset(&line);
+			record_format(&line, &lean, names.v[i], c, t, r, rc, e, s, now);
+		}
 		if (line.len <= HISTORY_RECORD_MAX)
 			history_append(dir, names.v[i], line.buf, line.len, &why);
+		else
+			err_set(&why, ERR_FAILED, "a record of %zu bytes, over %d: not written", line.len,
+				HISTORY_RECORD_MAX);
 		sbuf_free(&line);
 	}
 	if (why.msg[0] && spawn_verbose)

@@ -111,8 +111,14 @@ int history_append(const char *dir, const char *name, const char *line, size_t n
 		char *buf = xmalloc(n + 1);
 		memcpy(buf, line, n);
 		buf[n] = '\n';
-		if (write_all(fd, buf, n + 1) < 0)
+		struct stat st;
+		off_t was = fstat(fd, &st) == 0 ? st.st_size : -1;
+		if (write_all(fd, buf, n + 1) < 0) {
 			rc = err_set(e, ERR_FAILED, "cannot write the history %s: %s", path, strerror(errno));
+			/* No torn record that would swallow the next one. */
+			if (was >= 0 && ftruncate(fd, was) < 0)
+				rc = err_set(e, ERR_FAILED, "cannot write the history %s: %s", path, strerror(errno));
+		}
 		free(buf);
 		close(fd);
 	}
@@ -220,9 +226,17 @@ int history_more(const char *dir, const char *name, struct strvec *lines, long l
 {
 	char *cur = path_of(dir, name, false);
 	struct stat st;
-	if (stat(cur, &st) == 0 && st.st_size < *size)
-		*size = 0; /* rotated: a new file */
-	int rc = read_lines(cur, lines, size, e);
+	int rc = 0;
+	if (stat(cur, &st) == 0 && st.st_size < *size) {
+		/* Rotated: what the old file got since is in the rotated one,
+		 * then the new file from its start. */
+		char *old = path_of(dir, name, true);
+		rc = read_lines(old, lines, size, e);
+		free(old);
+		*size = 0;
+	}
+	if (rc == 0)
+		rc = read_lines(cur, lines, size, e);
 	free(cur);
 	return rc;
 }

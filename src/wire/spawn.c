@@ -163,7 +163,7 @@ static void print_argv(char *const argv[])
 	sbuf_adds(&sb, "+ ");
 	sq_quote_argv(&sb, argv);
 	sbuf_addc(&sb, '\n');
-	write_all(2, sb.buf, sb.len);
+	spawn_write_text(2, sb.buf, sb.len);
 	sbuf_free(&sb);
 }
 
@@ -315,17 +315,27 @@ void spawn_redact(const struct redact_set *set)
 		out_redact[fd].set = set && !redact_empty(set) ? set : NULL;
 }
 
-static int write_plain(int fd, const char *p, size_t n);
+static int write_plain(int fd, const char *p, size_t n, bool stop);
+
+static int write_redacted(int fd, const void *buf, size_t n, bool stop)
+{
+	if ((fd != 1 && fd != 2) || !out_redact[fd].set)
+		return write_plain(fd, buf, n, stop);
+	struct sbuf out = {0};
+	redact_stream_feed(&out_redact[fd], buf, n, &out);
+	int rc = out.len ? write_plain(fd, out.buf, out.len, stop) : 0;
+	sbuf_free(&out);
+	return rc;
+}
 
 int spawn_write_out(int fd, const void *buf, size_t n)
 {
-	if ((fd != 1 && fd != 2) || !out_redact[fd].set)
-		return write_plain(fd, buf, n);
-	struct sbuf out = {0};
-	redact_stream_feed(&out_redact[fd], buf, n, &out);
-	int rc = out.len ? write_plain(fd, out.buf, out.len) : 0;
-	sbuf_free(&out);
-	return rc;
+	return write_redacted(fd, buf, n, true);
+}
+
+int spawn_write_text(int fd, const void *buf, size_t n)
+{
+	return write_redacted(fd, buf, n, false);
 }
 
 int spawn_write_end(void)
@@ -336,18 +346,18 @@ int spawn_write_end(void)
 			continue;
 		struct sbuf out = {0};
 		redact_stream_end(&out_redact[fd], &out);
-		if (out.len && write_plain(fd, out.buf, out.len) < 0)
+		if (out.len && write_plain(fd, out.buf, out.len, false) < 0)
 			rc = -1;
 		sbuf_free(&out);
 	}
 	return rc;
 }
 
-static int write_plain(int fd, const char *p, size_t n)
+static int write_plain(int fd, const char *p, size_t n, bool stop)
 {
 	bool wait = may_block(fd);
 	while (n) {
-		if (spawn_stopping())
+		if (stop && spawn_stopping())
 			return -1;
 		if (wait) {
 			struct pollfd pfd[2] = {{fd, POLLOUT, 0}, {sig_pipe[0], POLLIN, 0}};

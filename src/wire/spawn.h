@@ -71,6 +71,9 @@ int spawn_write_out(int fd, const void *buf, size_t n);
  * secrets replaced, found also across writes (redact.h): the bytes that
  * may begin one wait for the next write, or for spawn_write_end. */
 void spawn_redact(const struct redact_set *set);
+/* The same, for our own text (messages, -v, what stdio writes): also
+ * once a signal came, which must not lose the message that says so. */
+int spawn_write_text(int fd, const void *buf, size_t n);
 /* Writes what is held back; at the end of the command. */
 int spawn_write_end(void);
 

@@ -210,10 +210,10 @@ static void env_of(struct exec *x)
 		if (!secret)
 			strvec_push(&x->env, rq->env[i]);
 	}
-	if (rq->chan) {
-		strvec_push_all(&x->env, rq->secrets, rq->nsecrets);
+	/* Never on a channel (workspace.c's channel_for): a request's
+	 * values end on a command line in the workspace. */
+	if (rq->chan)
 		return;
-	}
 	if (!rq->nsecrets)
 		return;
 	for (size_t i = 0; rq->envp[i]; i++)

@@ -30,9 +30,10 @@ struct exec_req {
 	const char *ctr;       /* container ID or name */
 	char *const *env;      /* K=V for this command */
 	size_t nenv;
-	/* K=V too, kept off every argument vector of ours: on a channel they
-	 * go in the request; else the engine gets --env=K and takes V from
-	 * its own environment (docker and podman both do). */
+	/* K=V too, kept off every argument vector: never on a channel
+	 * (workspace.c: its server would pass them on a command line); the
+	 * engine gets --env=K and takes V from its own environment (docker
+	 * and podman both do). */
 	char *const *secrets;
 	size_t nsecrets;
 	const char *workdir;   /* the workspace's; NULL: the container's own */

@@ -622,12 +622,16 @@ int ws_select(struct app *a, struct ws *ws, struct err *e)
 /* The open channel for a call in ws (opened on first use, or lent by the
  * resident; anew when it died or serves another container), or NULL: the
  * call goes as an engine exec of its own, which also says best what is
- * wrong when the channel cannot open. */
+ * wrong when the channel cannot open. A call with secrets never goes on
+ * a channel: the server would give them to the command through a
+ * command line (env, the wrapper's arguments), which is a process of
+ * the host's and shown by its ps; the engine sets them in the
+ * environment itself (exec.h). */
 static struct chan *channel_for(struct app *a, const struct ws *ws,
 				const struct exec_req *rq)
 {
 	struct chan *c = a->chan;
-	if (!c || rq->interactive || rq->own_exec || (rq->feed && !rq->feed->buf))
+	if (!c || rq->interactive || rq->own_exec || rq->nsecrets || (rq->feed && !rq->feed->buf))
 		return NULL;
 	if (chan_is_open(c) && strcmp(c->ctr, ws->id) == 0)
 		return c;

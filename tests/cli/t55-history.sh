@@ -101,6 +101,19 @@ test_expect_success 'no argument vector holds a value: not the engine call (-v),
 	no_secret err
 '
 
+test_expect_success 'while a command with secrets runs, no process of this machine holds one on its command line' '
+	printf "%s\n" tok-9f8e7d6c5b4a3210 file-s3cret-Zq81xW >values &&
+	sbs -w "$REF" exec -- rm -f /tmp/up /tmp/go2 &&
+	{ sbs -w "$REF" exec -- sh -c "touch /tmp/up; while [ ! -e /tmp/go2 ]; do sleep 0.05; done; echo \$TOKEN" >out & } &&
+	pid=$! &&
+	wait_until 60 sb -w "$REF" exec -- test -e /tmp/up &&
+	{ grep -F -l -a -f values /proc/[0-9]*/cmdline 2>/dev/null >held || true; } &&
+	sb -w "$REF" exec -- touch /tmp/go2 &&
+	wait_exit 60 $pid &&
+	cmp_text "[secret TOKEN]" out &&
+	must_be_empty held
+'
+
 test_expect_success 'the engine takes each by name from its environment (fake engine)' '
 	fake_engine docker &&
 	SANDBOX_CONFIG=$TRASH/secrets.ini SANDBOX_KEEP=no "$SANDBOX" --engine "$FAKE" -w fake exec -- true >/dev/null 2>&1

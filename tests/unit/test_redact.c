@@ -203,7 +203,22 @@ static void test_bounds(void)
 	sbuf_reset(&out);
 	redact_buf(&s, "abc", 3, true, &out);
 	is_str(out.buf, "abc", "a piece under %d bytes is left", REDACT_EDGE_MIN);
+	sbuf_reset(&out);
+	redact_buf(&s, "0123", 4, false, &out);
+	is_str(out.buf, "0123", "without edges, a text that is only a piece is left (a key, a word)");
 	sbuf_free(&out);
+
+	/* A whole form first, then the edges of what is left: a form that
+	 * ends in another's start is replaced whole, not cut by the edge. */
+	struct redact_set two = {0};
+	redact_add(&two, "A", "QQQQQQQQabcd", 12);
+	redact_add(&two, "B", "abcdZZZZZZZZ", 12);
+	struct sbuf o2 = {0};
+	const char *t2 = "out: QQQQQQQQabcd";
+	redact_buf(&two, t2, strlen(t2), true, &o2);
+	is_str(o2.buf, "out: [secret A]", "a whole form wins over another's piece at the edge");
+	sbuf_free(&o2);
+	redact_set_free(&two);
 
 	/* A stream passes on at once what cannot start a secret. */
 	struct redact_stream st = {.set = &s};
