@@ -480,6 +480,54 @@ static int check_image(struct app *a, struct doctor_result *r, const struct info
 	return 0;
 }
 
+/* ---- the runtime ---- */
+
+/* The runtime asked for (runtime, --runtime), tried: a throwaway
+ * container of the image with it, as a workspace would be made (network
+ * none), which must answer uname -r; then it is gone. */
+static int check_runtime(struct app *a, struct doctor_result *r, bool image_ok, struct err *ie)
+{
+	const char *rt = a->cfg.runtime;
+	if (!rt) {
+		add(r, "runtime", DOCTOR_OK, NULL, "the engine's own (runtime = NAME asks for another: runsc for gVisor)");
+		return 0;
+	}
+	if (!image_ok) {
+		add(r, "runtime", DOCTOR_SKIP, NULL, "%s: not tried: no image to try it with", rt);
+		return 0;
+	}
+	struct strvec argv = {0};
+	strvec_push(&argv, a->engine);
+	engine_runtime_args(&argv, a->engine, rt, "none", true);
+	strvec_push(&argv, "run");
+	engine_runtime_args(&argv, a->engine, rt, NULL, false);
+	strvec_push(&argv, "--rm");
+	strvec_push(&argv, "--network=none");
+	strvec_push(&argv, "--label=" LABEL_WORKSPACE "=false");
+	strvec_push(&argv, "--entrypoint=uname");
+	strvec_push(&argv, "--");
+	strvec_push(&argv, a->cfg.image);
+	strvec_push(&argv, "-r");
+	struct sbuf out = {0};
+	struct err e = {0};
+	int rc = call(a, &argv, &out, "a throwaway container", NULL, &e);
+	if (rc < 0 && e.kind == ERR_INTERRUPTED) {
+		*ie = e;
+		sbuf_free(&out);
+		return -1;
+	}
+	char fix[800];
+	ws_runtime_advice(a, fix, sizeof(fix));
+	sbuf_rtrim(&out);
+	if (rc < 0)
+		add(r, "runtime", DOCTOR_FAIL, fix, "%s: %s", rt, e.msg);
+	else
+		add(r, "runtime", DOCTOR_OK, NULL, "%s: a throwaway container ran with it (kernel %.40s%s)", rt,
+		    out.buf ? out.buf : "?", engine_runtime_is_runsc(rt) ? ", gVisor's" : "");
+	sbuf_free(&out);
+	return 0;
+}
+
 /* ---- the resident process ---- */
 
 static void check_resident(struct app *a, struct doctor_result *r)
@@ -528,7 +576,8 @@ int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 		add(r, "cgroups", DOCTOR_OK, NULL, "%s",
 		    in.cgroups[0] ? in.cgroups : "unknown (the engine does not say)");
 		check_limits(a, r, &in);
-		if (check_image(a, r, &in, e) < 0)
+		if (check_image(a, r, &in, e) < 0 ||
+		    check_runtime(a, r, r->v[r->n - 1].state == DOCTOR_OK && !a->cfg.from, e) < 0)
 			fatal = 1;
 	} else if (!fatal) {
 		/* What depends on what failed is not pretended. */
@@ -536,7 +585,7 @@ int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 			why = "the daemon did not answer";
 		else
 			add(r, "daemon", DOCTOR_SKIP, NULL, "not checked: %s", why);
-		static const char *const rest[] = {"rootless", "cgroups", "limits", "image"};
+		static const char *const rest[] = {"rootless", "cgroups", "limits", "image", "runtime"};
 		for (size_t i = 0; i < ARRAY_LEN(rest); i++)
 			add(r, rest[i], DOCTOR_SKIP, NULL, "not checked: %s", why);
 	}

@@ -147,26 +147,27 @@ static const char *unjson(char *f)
  * container's labels are anybody's who can make one. */
 static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
 {
-	char *f[9] = {line};
+	char *f[10] = {line};
 	int n = 1;
 	for (char *t = strchr(line, '\t'); t; t = strchr(t + 1, '\t')) {
-		if (n == 9)
+		if (n == 10)
 			return false;
 		*t = '\0';
 		f[n++] = t + 1;
 	}
-	if (n != 9 || !holds(ids, f[0]))
+	if (n != 10 || !holds(ids, f[0]))
 		return false;
 	const char *name = f[1][0] == '/' ? f[1] + 1 : f[1]; /* Docker says "/name" */
 	if (!cfg_valid_container_name(name) || has_control(f[2]) || has_control(f[3]))
 		return false;
-	const char *spec = unjson(f[8]);
+	const char *spec = unjson(f[8]), *runtime = unjson(f[9]);
 	*w = (struct ws_row){
 		.id = xstrdup(f[0]), .name = xstrdup(name), .state = xstrdup(f[2]),
 		.image = xstrdup(unjson(f[3])), .created = label_num(unjson(f[4])),
 		.exit = (int)label_num(f[5]), .expires = label_num(unjson(f[6])),
 		.idle = (long)label_num(unjson(f[7])),
 		.spec = xstrdup(strspn(spec, "0123456789abcdef") == strlen(spec) ? spec : ""),
+		.runtime = xstrdup(cfg_valid_runtime(runtime) ? runtime : ""),
 	};
 	return true;
 }

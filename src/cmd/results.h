@@ -95,6 +95,7 @@ struct ref_result {
 /* list: every workspace of the engine. */
 struct ws_row {
 	char *id, *name, *state, *image, *spec; /* owned */
+	char *runtime;           /* owned; "": the engine's own */
 	long long created;       /* seconds since the epoch */
 	int exit;                /* the keep-alive's status, once stopped */
 	long long expires;       /* ttl's deadline; 0: none */

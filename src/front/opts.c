@@ -287,6 +287,8 @@ static const struct opt opts[] = {
 	 .help = "processes at most (default 2048; -1: none)"},
 	{O_KEY, "user", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "user", .metavar = "USER",
 	 .help = "user commands run as"},
+	{O_KEY, "runtime", 0, NULL, C_NEWF | CMD(C_DOCTOR), 0, OT_TEXT, .key = "runtime", .metavar = "NAME",
+	 .help = "the OCI runtime: runsc (gVisor), crun, runc, or a path"},
 	{O_KEY, "setup", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "setup", .metavar = "CMD",
 	 .help = "run once after creation; failure removes it"},
 	{O_KEY, "name", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "name", .metavar = "NAME",

@@ -54,16 +54,31 @@ static void format_expiry(char *buf, size_t cap, const struct ws_row *w, long lo
 		snprintf(buf, cap, "-");
 }
 
+/* A RUNTIME column only when a workspace has one of its own. */
+static bool any_runtime(const struct list_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].runtime && *r->rows[i].runtime)
+			return true;
+	return false;
+}
+
 void list_text(FILE *f, FILE *err, const struct list_result *r)
 {
 	(void)err;
-	fprintf(f, "%-24s %-10s %-32s %-5s %s\n", "REF", "STATE", "IMAGE", "AGE", "EXPIRES");
+	bool rt = any_runtime(r);
+	fprintf(f, "%-24s %-10s %-32s %-5s %s%s\n", "REF", "STATE", "IMAGE", "AGE",
+		rt ? "EXPIRES         " : "EXPIRES", rt ? " RUNTIME" : "");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ws_row *w = &r->rows[i];
 		char age[32], exp[80];
 		present_age(age, sizeof(age), r->now - w->created);
 		format_expiry(exp, sizeof(exp), w, r->now);
-		fprintf(f, "%-24s %-10s %-32s %-5s %s\n", w->name, w->state, w->image, age, exp);
+		if (rt)
+			fprintf(f, "%-24s %-10s %-32s %-5s %-16s %s\n", w->name, w->state, w->image, age,
+				exp, w->runtime && *w->runtime ? w->runtime : "-");
+		else
+			fprintf(f, "%-24s %-10s %-32s %-5s %s\n", w->name, w->state, w->image, age, exp);
 	}
 }
 
@@ -89,6 +104,9 @@ void list_tree(struct jv *t, const struct list_result *r)
 			jvb_int(d, w->idle);
 		put_bool(o, "expired", life_expired(w, r->now));
 		put_str(o, "spec", w->spec);
+		struct jv *rt = jvb_put(o, "runtime");
+		if (w->runtime && *w->runtime)
+			jvb_str(rt, w->runtime);
 	}
 }
 
@@ -99,6 +117,7 @@ void ws_row_free(struct ws_row *w)
 	free(w->state);
 	free(w->image);
 	free(w->spec);
+	free(w->runtime);
 	*w = (struct ws_row){0};
 }
 

@@ -45,6 +45,7 @@ void cfg_free(struct cfg *c)
 	}
 	free(c->mounts);
 	free(c->memory);
+	free(c->runtime);
 	free(c->cpus);
 	free(c->user);
 	strvec_clear(&c->env);
@@ -76,6 +77,21 @@ bool cfg_valid_env_name(const char *s, size_t n)
 
 /* Docker's own rule for names, [a-zA-Z0-9][a-zA-Z0-9_.-]*: it cannot start
  * with '-', so a name is never read as an option. */
+bool cfg_valid_runtime(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 1024 || has_control(s) || strchr(s, ',') || strchr(s, '='))
+		return false;
+	if (s[0] == '/')
+		return true;
+	if (n > 64 || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.+-", s[i]))
+			return false;
+	return true;
+}
+
 bool cfg_valid_container_name(const char *s)
 {
 	size_t n = strlen(s);
@@ -363,6 +379,11 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		if (!parse_duration(v, &n) || n > CFG_EXPIRY_MAX)
 			return err_set(e, ERR_USAGE, "%s '%s': expected a duration like 90s, 15m, 2h or 7d (0: none)", key, v);
 		*(key[0] == 't' ? &c->ttl : &c->idle) = n;
+	} else if (strcmp(key, "runtime") == 0) {
+		if (!cfg_valid_runtime(v))
+			return err_set(e, ERR_USAGE, "runtime '%s': expected a runtime's name ([a-zA-Z0-9][a-zA-Z0-9_.+-]*, "
+				       "as the engine knows it: runsc, crun, runc) or an absolute path", v);
+		replace(&c->runtime, v);
 	} else if (strcmp(key, "history") == 0) {
 		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
 			return err_set(e, ERR_USAGE, "history '%s': expected yes or no", v);

@@ -54,6 +54,7 @@ struct cfg {
 	char *cpus;
 	long pids_limit;    /* -1: no limit */
 	char *user;
+	char *runtime;      /* the OCI runtime (runsc, crun, a path); NULL: the engine's */
 	struct strvec env;  /* K=V, one entry per name */
 	struct strvec secrets; /* NAME=SOURCE (env:VAR or file:PATH), one a name;
 			     * their values are secret.h's to read */
@@ -104,5 +105,7 @@ int cfg_load_all(struct cfg *c, const char *named, struct err *e);
 /* Checks shared by the config and the command line. */
 bool cfg_valid_env_name(const char *s, size_t n);
 bool cfg_valid_container_name(const char *s);
+/* An OCI runtime's name as the engine knows it, or an absolute path. */
+bool cfg_valid_runtime(const char *s);
 
 #endif

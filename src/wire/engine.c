@@ -49,12 +49,45 @@ static int scan_extra(char *const *extra, size_t n, struct extra_scan *sc,
 				return err_set(e, ERR_USAGE, "engine run argument '%s' is not allowed: sandbox sets the name, labels and entrypoint (use --name for the name)", owned[k]);
 		if (short_cluster_has(a, 'l'))
 			return err_set(e, ERR_USAGE, "engine run argument '%s' is not allowed: sandbox sets the labels", a);
+		if (is_flag(a, "--runtime"))
+			return err_set(e, ERR_USAGE, "engine run argument '--runtime' is not allowed: use sandbox's --runtime, which the workspace records");
 		if (is_flag(a, "--network") || is_flag(a, "--net"))
 			sc->network = true;
 		if (is_flag(a, "--pids-limit"))
 			sc->pids_limit = true;
 	}
 	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+bool engine_is_podman(const char *engine)
+{
+	return strncmp(base_name(engine), "podman", 6) == 0;
+}
+
+bool engine_runtime_is_runsc(const char *runtime)
+{
+	return runtime && strcmp(base_name(runtime), "runsc") == 0;
+}
+
+void engine_runtime_args(struct strvec *out, const char *engine, const char *runtime,
+			 const char *network, bool global)
+{
+	if (!runtime || engine_is_podman(engine) != global)
+		return;
+	strvec_pushf(out, "--runtime=%s", runtime);
+	/* gVisor's own network stack would need a network namespace the
+	 * engine does not give it with network none: it must be told.
+	 * Docker takes runtime flags only from its daemon's configuration
+	 * (runtimeArgs), which doctor says how to set. */
+	if (global && engine_runtime_is_runsc(runtime) && network &&
+	    strcmp(network, "none") == 0)
+		strvec_push(out, "--runtime-flag=network=none");
 }
 
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
@@ -70,7 +103,9 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
 
 	strvec_push(out, engine);
+	engine_runtime_args(out, engine, cfg->runtime, sc.network ? NULL : cfg->network, true);
 	strvec_push(out, "run");
+	engine_runtime_args(out, engine, cfg->runtime, NULL, false);
 	strvec_push(out, "--detach");
 	strvec_pushf(out, "--name=%s", ids->name);
 	strvec_pushf(out, "--label=%s=true", LABEL_WORKSPACE);
@@ -82,6 +117,7 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_pushf(out, "--label=%s=%s", LABEL_SPEC, ids->spec);
 	strvec_pushf(out, "--label=%s=%lld", LABEL_EXPIRES, ids->expires);
 	strvec_pushf(out, "--label=%s=%ld", LABEL_IDLE, ids->idle);
+	strvec_pushf(out, "--label=%s=%s", LABEL_RUNTIME, cfg->runtime ? cfg->runtime : "");
 	strvec_push(out, "--init");
 	strvec_push(out, "--entrypoint=sh");
 	if (!sc.network)
@@ -168,7 +204,8 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 	strvec_push(out, "--format={{.Id}}\t{{.State.Running}}\t{{index .Config.Labels \""
 			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
 			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}\t"
-			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t{{.Name}}");
+			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t{{.Name}}\t"
+			 "{{index .Config.Labels \"" LABEL_RUNTIME "\"}}\t{{.HostConfig.NetworkMode}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }
@@ -183,7 +220,8 @@ void engine_describe_argv(struct strvec *out, const char *engine,
 			 "{{json (index .Config.Labels \"" LABEL_CREATED "\")}}\t{{.State.ExitCode}}\t"
 			 "{{json (index .Config.Labels \"" LABEL_EXPIRES "\")}}\t"
 			 "{{json (index .Config.Labels \"" LABEL_IDLE "\")}}\t"
-			 "{{json (index .Config.Labels \"" LABEL_SPEC "\")}}");
+			 "{{json (index .Config.Labels \"" LABEL_SPEC "\")}}\t"
+			 "{{json (index .Config.Labels \"" LABEL_RUNTIME "\")}}");
 	strvec_push(out, "--");
 	strvec_push_all(out, ids, n);
 }
@@ -240,9 +278,11 @@ void engine_rename_argv(struct strvec *out, const char *engine, const char *from
 	strvec_push(out, to);
 }
 
-void engine_start_argv(struct strvec *out, const char *engine, const char *ctr)
+void engine_start_argv(struct strvec *out, const char *engine, const char *ctr,
+		       const char *runtime, const char *network)
 {
 	strvec_push(out, engine);
+	engine_runtime_args(out, engine, runtime, network, true);
 	strvec_push(out, "start");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
@@ -431,6 +471,8 @@ void engine_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long 
 	spec_put(&h, "memory", cfg->memory);
 	spec_put(&h, "cpus", cfg->cpus);
 	spec_put(&h, "user", cfg->user);
+	if (cfg->runtime)
+		spec_put(&h, "runtime", cfg->runtime);
 	for (size_t i = 0; i < cfg->env.n; i++)
 		spec_put(&h, "env", cfg->env.v[i]);
 	for (size_t i = 0; i < cfg->nmounts; i++) {

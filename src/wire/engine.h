@@ -21,6 +21,8 @@
  * the idle time, seconds. The keep-alive carries them out (SCRIPT_KEEPALIVE). */
 #define LABEL_EXPIRES "sandbox.expires"
 #define LABEL_IDLE "sandbox.idle"
+/* The OCI runtime the workspace was made with ("" for the engine's). */
+#define LABEL_RUNTIME "sandbox.runtime"
 /* What a workspace was made from, as a hash (engine_spec): a pool's
  * ready workspaces and the creates they serve share it. */
 #define LABEL_SPEC "sandbox.spec"
@@ -49,6 +51,17 @@ struct run_ids {
 	bool pooled;           /* for a pool: the idle clock waits for a taker */
 };
 
+/* Whether engine is Podman (its name), which takes the runtime as a
+ * global option, before the command; Docker as run's. */
+bool engine_is_podman(const char *engine);
+/* Whether runtime is gVisor's runsc (by its name or its path's). */
+bool engine_runtime_is_runsc(const char *runtime);
+/* The options that give a container runtime (NULL: the engine's own),
+ * appended to out: with global, those that go before the command (for
+ * Podman: --runtime, and network=none for runsc with network none),
+ * else those after run (for Docker: --runtime). */
+void engine_runtime_args(struct strvec *out, const char *engine, const char *runtime,
+			 const char *network, bool global);
 /* `run --detach` for a new workspace. extra are the user's own engine run
  * arguments: refused when they would change the name, the labels or the
  * entrypoint, or bring a --network next to a non-default one. When
@@ -125,7 +138,10 @@ void engine_pause_argv(struct strvec *out, const char *engine, const char *ctr, 
 /* `rename -- FROM TO`. */
 void engine_rename_argv(struct strvec *out, const char *engine, const char *from,
 			const char *to);
-void engine_start_argv(struct strvec *out, const char *engine, const char *ctr);
+/* runtime and network: the workspace's (NULL: the engine's own), which
+ * Podman must be told again (engine_runtime_args). */
+void engine_start_argv(struct strvec *out, const char *engine, const char *ctr,
+		       const char *runtime, const char *network);
 void engine_stop_argv(struct strvec *out, const char *engine, const char *ctr);
 /* ENGINE unpause -- ID...: before a removal, which Docker 20.10 can hang
  * on for good when it must kill a paused container. */

@@ -24,6 +24,8 @@ void ws_free(struct ws *ws)
 	free(ws->id);
 	free(ws->workdir);
 	free(ws->nonce);
+	free(ws->runtime);
+	free(ws->network);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -219,8 +221,8 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		out.buf[--out.len] = '\0';
 	/* ID, running, label, workdir, nonce, expires, name: tab-separated;
 	 * the workdir has no control characters (checked at create). */
-	char *f[7] = {out.buf ? out.buf : ""};
-	for (int i = 1; i < 7 && f[i - 1]; i++) {
+	char *f[9] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 9 && f[i - 1]; i++) {
 		f[i] = strchr(f[i - 1], '\t');
 		if (f[i])
 			*f[i]++ = '\0';
@@ -243,6 +245,10 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		ws->workdir = f[3][0] == '/' ? xstrdup(f[3]) : NULL;
 		ws->nonce = xstrdup(f[4]);
 		ws->expires = strtoll(f[5], NULL, 10);
+		/* Docker says "<no value>" for a label that is not there. */
+		ws->runtime = f[7] && cfg_valid_runtime(f[7]) && strcmp(f[7], "<no value>") != 0
+			      ? xstrdup(f[7]) : NULL;
+		ws->network = f[8] && cfg_valid_runtime(f[8]) ? xstrdup(f[8]) : NULL;
 	}
 	rc = 0;
 done:
@@ -250,10 +256,10 @@ done:
 	return rc;
 }
 
-static int start_container(struct app *a, const char *id, struct err *e)
+static int start_container(struct app *a, const struct ws *ws, struct err *e)
 {
 	struct strvec argv = {0};
-	engine_start_argv(&argv, a->engine, id);
+	engine_start_argv(&argv, a->engine, ws->id, ws->runtime, ws->network);
 	return ws_engine_call(a, &argv, NULL, "cannot start the workspace", ERR_WORKSPACE, NULL, e);
 }
 
@@ -291,7 +297,7 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 		err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
 		goto fail;
 	case WS_STOPPED:
-		if (start_container(a, ws->id, e) < 0)
+		if (start_container(a, ws, e) < 0)
 			goto fail;
 		break;
 	case WS_RUNNING:
@@ -450,6 +456,36 @@ static int run_setup(struct app *a, struct ws *ws, struct err *e)
 	return rc;
 }
 
+int ws_runtime_advice(const struct app *a, char *buf, size_t cap)
+{
+	const char *rt = a->cfg.runtime;
+	const char *slash = strrchr(rt, '/');
+	const char *name = slash ? slash + 1 : rt;
+	if (engine_is_podman(a->engine))
+		return snprintf(buf, cap, "install it, or give its path (runtime = /usr/bin/%s); "
+				"sandbox doctor --runtime %s checks it", name, rt);
+	/* gVisor needs its network flag, which only daemon.json can give. */
+	if (engine_runtime_is_runsc(rt))
+		return snprintf(buf, cap, "register it with the daemon: \"runtimes\": {\"%s\": {\"path\": \"%s%s\", "
+				"\"runtimeArgs\": [\"--network=none\"]}} in /etc/docker/daemon.json, then kill -HUP "
+				"the daemon's pid; sandbox doctor --runtime %s checks it",
+				name, slash ? "" : "/usr/bin/", rt, rt);
+	return snprintf(buf, cap, "register it with the daemon: \"runtimes\": {\"%s\": {\"path\": \"%s%s\"}} "
+			"in /etc/docker/daemon.json, then kill -HUP the daemon's pid (or dockerd "
+			"--add-runtime %s=%s%s); sandbox doctor --runtime %s checks it",
+			name, slash ? "" : "/usr/bin/", rt, name, slash ? "" : "/usr/bin/", rt, rt);
+}
+
+/* A create that failed with a runtime asked for: the engine's words and
+ * what to do, as an engine error (status 255). */
+static void runtime_advice(const struct app *a, struct err *e)
+{
+	char said[sizeof(e->msg)], advice[600];
+	snprintf(said, sizeof(said), "%s", e->msg);
+	ws_runtime_advice(a, advice, sizeof(advice));
+	err_set(e, ERR_ENGINE, "runtime %s: %.400s; %s", a->cfg.runtime, said, advice);
+}
+
 /* After a failed or interrupted create: the engine may have made the
  * container all the same (created, then not started; or the client was
  * stopped half-way). It goes only when its nonce is this create's: a
@@ -506,6 +542,8 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 	int rc = -1;
 	if (ws_engine_call(a, &argv, &out, "cannot create the workspace", ERR_FAILED, NULL, e) < 0) {
 		remove_if_ours(a, ws->name, nonce);
+		if (a->cfg.runtime)
+			runtime_advice(a, e);
 		goto done;
 	}
 	sbuf_rtrim(&out);

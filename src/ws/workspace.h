@@ -20,6 +20,8 @@ struct ws {
 	char *workdir; /* from the label; NULL when there is none */
 	char *nonce;   /* from the label, after an inspect */
 	long long expires; /* ttl's deadline, after an inspect; 0: none */
+	char *runtime; /* from the label, after an inspect; NULL: the engine's */
+	char *network; /* its network mode, after an inspect */
 	bool cached;  /* id came from the cache, not from an inspect now */
 	bool pooled;  /* taken from a pool for a run, under its pool name */
 };
@@ -117,6 +119,9 @@ int ws_exec(struct app *a, struct ws *ws, struct exec_req *rq,
  * (ws_engine_error). The one place an engine call of ours is made. */
 int ws_engine_call(const struct app *a, struct strvec *argv, struct sbuf *out,
 		   const char *what, enum err_kind kind, bool *missing, struct err *e);
+/* What to do when a->cfg.runtime does not run, into buf: how the engine
+ * is told of it (Docker: the daemon's runtimes; Podman: its path). */
+int ws_runtime_advice(const struct app *a, char *buf, size_t cap);
 /* The same with a deadline of its own, in seconds (snapshot's commit). */
 int ws_engine_call_within(const struct app *a, struct strvec *argv, struct sbuf *out,
 			  const char *what, enum err_kind kind, bool *missing, double seconds,

@@ -29,11 +29,11 @@ TRUST_FIX="check it, then run ${SQ}sandbox trust${SQ} (or name it with --config)
 test_expect_success 'doctor passes on a healthy engine with the image: exit 0, every line ok' '
 	sb doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	line_count 9 out &&
+	line_count 10 out &&
 	no_grep_file -v "^ok    " out &&
 	cut -d: -f1 out >names &&
 	printf "%s\n" "ok    user config" "ok    project config" "ok    engine" "ok    daemon" \
-		"ok    rootless" "ok    cgroups" "ok    limits" "ok    image" "ok    resident" >expect &&
+		"ok    rootless" "ok    cgroups" "ok    limits" "ok    image" "ok    runtime" "ok    resident" >expect &&
 	cmp_file expect names &&
 	grep_file "^ok    engine: /.*$ENGINE" out &&
 	grep_file "^ok    cgroups: v[12]$" out &&
@@ -60,7 +60,7 @@ test_expect_success 'the daemon unreachable: its line fails with the fix, what d
 	grep_file "^FAIL  daemon: no answer at unix:///nonexistent (.*$HOST_VAR): info: " out &&
 	grep -F "$DAEMON_FIX" out &&
 	grep -v "^ok    " out | sed 1d >bad &&
-	printf "skip  %s: not checked: the daemon did not answer\n" rootless cgroups limits image >expect &&
+	printf "skip  %s: not checked: the daemon did not answer\n" rootless cgroups limits image runtime >expect &&
 	cmp_file expect bad &&
 	test "$(grep -c "^FAIL  " out)" = 1
 '
@@ -94,7 +94,7 @@ test_expect_success 'the engine missing: its line fails with the fix, the rest i
 	grep_file "^skip  daemon: not checked: no engine to ask$" out &&
 	grep_file "^skip  image: not checked: no engine to ask$" out &&
 	grep_file "^skip  resident: not checked: no engine to ask$" out &&
-	test "$(grep -c "^skip  " out)" = 6
+	test "$(grep -c "^skip  " out)" = 7
 '
 
 test_expect_success 'an untrusted ./sandbox.ini: the project config line fails and says to trust it' '
@@ -140,11 +140,11 @@ test_expect_success 'a broken user config: its line fails with the file and line
 test_expect_success PYTHON '--json: one object, a check per line of the text, ok only when all are' '
 	sb --json doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	json_check out "d[\"ok\"] is True and [c[\"check\"] for c in d[\"checks\"]] == [\"user config\", \"project config\", \"engine\", \"daemon\", \"rootless\", \"cgroups\", \"limits\", \"image\", \"resident\"] and all(c[\"ok\"] and not c[\"skipped\"] and c[\"fix\"] is None and c[\"detail\"] for c in d[\"checks\"])" &&
+	json_check out "d[\"ok\"] is True and [c[\"check\"] for c in d[\"checks\"]] == [\"user config\", \"project config\", \"engine\", \"daemon\", \"rootless\", \"cgroups\", \"limits\", \"image\", \"runtime\", \"resident\"] and all(c[\"ok\"] and not c[\"skipped\"] and c[\"fix\"] is None and c[\"detail\"] for c in d[\"checks\"])" &&
 	expect_status 1 env "$HOST_VAR=unix:///nonexistent" "$SANDBOX" --engine "$ENGINE" --json \
 		doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	json_check out "d[\"ok\"] is False and [(c[\"check\"], c[\"ok\"], c[\"skipped\"]) for c in d[\"checks\"][3:]] == [(\"daemon\", False, False), (\"rootless\", False, True), (\"cgroups\", False, True), (\"limits\", False, True), (\"image\", False, True), (\"resident\", True, False)] and \"unix:///nonexistent\" in d[\"checks\"][3][\"detail\"] and d[\"checks\"][3][\"fix\"]"
+	json_check out "d[\"ok\"] is False and [(c[\"check\"], c[\"ok\"], c[\"skipped\"]) for c in d[\"checks\"][3:]] == [(\"daemon\", False, False), (\"rootless\", False, True), (\"cgroups\", False, True), (\"limits\", False, True), (\"image\", False, True), (\"runtime\", False, True), (\"resident\", True, False)] and \"unix:///nonexistent\" in d[\"checks\"][3][\"detail\"] and d[\"checks\"][3][\"fix\"]"
 '
 
 test_expect_success 'doctor takes no argument (exit 2), and has its help' '

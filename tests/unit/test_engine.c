@@ -58,7 +58,7 @@ static const struct run_ids IDS = {.name = NAME, .created = CREATED, .nonce = NO
 		"--label=sandbox.version=" SANDBOX_VERSION,                    \
 		"--label=sandbox.nonce=" NONCE,                                \
 		"--label=sandbox.spec=" SPEC,                                  \
-		"--label=sandbox.expires=0", "--label=sandbox.idle=0", "--init", \
+		"--label=sandbox.expires=0", "--label=sandbox.idle=0", "--label=sandbox.runtime=", "--init", \
 		"--entrypoint=sh"
 #define RUN_TAIL "--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE, NULL
 
@@ -201,7 +201,7 @@ static void test_run_extra(void)
 	/* Flags that merely start like ours are not ours. */
 	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
 	rc = engine_run_argv(&out, "docker", &c, &IDS, similar, ARRAY_LEN(similar), &e);
-	ok(rc == 0 && out.n > 0 && strcmp(out.v[13], "--network=none") == 0,
+	ok(rc == 0 && out.n > 0 && strcmp(out.v[14], "--network=none") == 0,
 	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
 	strvec_clear(&out);
 	cfg_free(&c);
@@ -300,7 +300,7 @@ static void test_run_expiry(void)
 		"--label=sandbox.nonce=" NONCE,
 		"--label=sandbox.spec=" SPEC,
 		"--label=sandbox.expires=1700003600",
-		"--label=sandbox.idle=1800",
+		"--label=sandbox.idle=1800", "--label=sandbox.runtime=",
 		"--init", "--entrypoint=sh",
 		"--network=none", "--pids-limit=2048",
 		"--label=sandbox.workdir=/workspace",
@@ -404,9 +404,10 @@ static void test_queries(void)
 		"{{index .Config.Labels \"sandbox.workspace\"}}\t"
 		"{{index .Config.Labels \"sandbox.workdir\"}}\t"
 		"{{index .Config.Labels \"sandbox.nonce\"}}\t"
-		"{{index .Config.Labels \"sandbox.expires\"}}\t{{.Name}}",
+		"{{index .Config.Labels \"sandbox.expires\"}}\t{{.Name}}\t"
+		"{{index .Config.Labels \"sandbox.runtime\"}}\t{{.HostConfig.NetworkMode}}",
 		"--", "sandbox-abc", NULL};
-	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels, name");
+	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels, name, runtime label, network");
 	strvec_clear(&out);
 
 	char *ids[] = {"id1", "id2", "id3"};
@@ -417,9 +418,10 @@ static void test_queries(void)
 		"{{json (index .Config.Labels \"sandbox.created\")}}\t{{.State.ExitCode}}\t"
 		"{{json (index .Config.Labels \"sandbox.expires\")}}\t"
 		"{{json (index .Config.Labels \"sandbox.idle\")}}\t"
-		"{{json (index .Config.Labels \"sandbox.spec\")}}",
+		"{{json (index .Config.Labels \"sandbox.spec\")}}\t"
+		"{{json (index .Config.Labels \"sandbox.runtime\")}}",
 		"--", "id1", "id2", "id3", NULL};
-	is_argv(&out, describe, "describe: id, name, status, image, created label, exit code, expires, idle and spec labels, of every id");
+	is_argv(&out, describe, "describe: id, name, status, image, created label, exit code, expires, idle, spec and runtime labels, of every id");
 	strvec_clear(&out);
 
 	char *refs[] = {"sandbox-a", "-b"};
@@ -441,9 +443,21 @@ static void test_queries(void)
 static void test_lifecycle(void)
 {
 	struct strvec out = {0};
-	engine_start_argv(&out, "docker", "sandbox-abc");
+	engine_start_argv(&out, "docker", "sandbox-abc", NULL, NULL);
 	const char *start[] = {"docker", "start", "--", "sandbox-abc", NULL};
 	is_argv(&out, start, "start");
+	strvec_clear(&out);
+	engine_start_argv(&out, "docker", "sandbox-abc", "runsc", "none");
+	is_argv(&out, start, "start of a gVisor workspace on Docker: the daemon knows its runtime");
+	strvec_clear(&out);
+	engine_start_argv(&out, "/usr/bin/podman", "sandbox-abc", "runsc", "none");
+	const char *pstart[] = {"/usr/bin/podman", "--runtime=runsc", "--runtime-flag=network=none",
+				"start", "--", "sandbox-abc", NULL};
+	is_argv(&out, pstart, "on Podman: told its runtime again, and gVisor network none");
+	strvec_clear(&out);
+	engine_start_argv(&out, "podman", "sandbox-abc", "/usr/bin/crun", "bridge");
+	const char *cstart[] = {"podman", "--runtime=/usr/bin/crun", "start", "--", "sandbox-abc", NULL};
+	is_argv(&out, cstart, "another runtime: no gVisor flag");
 	strvec_clear(&out);
 
 	engine_stop_argv(&out, "docker", "sandbox-abc");
@@ -587,9 +601,50 @@ static void test_snapshots(void)
 	strvec_clear(&out);
 }
 
+/* The runtime: Docker's is run's option; Podman's a global one, with
+ * gVisor's network flag when the network is none; always its label. */
+static void test_run_runtime(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	struct err e = {0};
+	cfg_set(&c, "runtime", "runsc", &e);
+	struct strvec out = {0};
+	is_int(engine_run_argv(&out, "docker", &c, &IDS, NULL, 0, &e), 0, "run with runsc on docker builds");
+	ok(out.n > 3 && strcmp(out.v[1], "run") == 0 && strcmp(out.v[2], "--runtime=runsc") == 0,
+	   "docker: --runtime=runsc right after run");
+	bool label = false, flag = false;
+	for (size_t i = 0; i < out.n; i++) {
+		label |= strcmp(out.v[i], "--label=sandbox.runtime=runsc") == 0;
+		flag |= strncmp(out.v[i], "--runtime-flag", 14) == 0;
+	}
+	ok(label && !flag, "docker: the label, and no runtime flag (the daemon's to give)");
+	strvec_clear(&out);
+	is_int(engine_run_argv(&out, "/usr/bin/podman", &c, &IDS, NULL, 0, &e), 0, "on podman builds");
+	ok(out.n > 4 && strcmp(out.v[1], "--runtime=runsc") == 0 &&
+	   strcmp(out.v[2], "--runtime-flag=network=none") == 0 && strcmp(out.v[3], "run") == 0 &&
+	   strncmp(out.v[4], "--runtime", 9) != 0,
+	   "podman: --runtime and gVisor's network=none before run, none after");
+	strvec_clear(&out);
+	cfg_set(&c, "network", "bridge", &e);
+	engine_run_argv(&out, "podman", &c, &IDS, NULL, 0, &e);
+	ok(strcmp(out.v[1], "--runtime=runsc") == 0 && strcmp(out.v[2], "run") == 0,
+	   "podman, network bridge: no network flag");
+	strvec_clear(&out);
+	char *extra[] = {"--runtime=runc"};
+	ok(engine_run_argv(&out, "docker", &c, &IDS, extra, 1, &e) < 0 && e.kind == ERR_USAGE,
+	   "--runtime among the engine run arguments is refused");
+	strvec_clear(&out);
+	ok(cfg_set(&c, "runtime", "run sc", &e) < 0 && cfg_set(&c, "runtime", "a,b", &e) < 0 &&
+	   cfg_set(&c, "runtime", "/usr/local/bin/runsc", &e) == 0 && cfg_set(&c, "runtime", "crun", &e) == 0,
+	   "a runtime is a name or an absolute path");
+	cfg_free(&c);
+}
+
 int main(void)
 {
 	test_snapshots();
+	test_run_runtime();
 	test_run_defaults();
 	test_run_all_options();
 	test_run_extra();

@@ -290,6 +290,14 @@ static void test_life(void)
 		   "sb-1                     running    busybox                          3h    -\n"
 		   "sb-2                     exited     debian                           3h    -\n",
 		   "list: a table, ages in the largest unit, no expiry");
+	rows[1].runtime = "runsc";
+	TEXT_OF(list_text, &l, buf);
+	check_text(buf,
+		   "REF                      STATE      IMAGE                            AGE   EXPIRES          RUNTIME\n"
+		   "sb-1                     running    busybox                          3h    -                -\n"
+		   "sb-2                     exited     debian                           3h    -                runsc\n",
+		   "list: a RUNTIME column once a workspace has a runtime of its own");
+	rows[1].runtime = NULL;
 	l.now = 1000 + 119;
 	TEXT_OF(list_text, &l, buf);
 	ok(strstr(buf, "running    busybox                          119s  -\n") &&
@@ -298,9 +306,9 @@ static void test_life(void)
 	list_tree(&t, &l);
 	check_tree(&t, "{\"workspaces\":[{\"workspace\":\"sb-1\",\"id\":\"i1\",\"state\":\"running\","
 		       "\"image\":\"busybox\",\"created\":1000,\"age_s\":119,\"expires\":null,"
-		       "\"idle_s\":null,\"expired\":false,\"spec\":\"s1\"},{\"workspace\":\"sb-2\","
+		       "\"idle_s\":null,\"expired\":false,\"spec\":\"s1\",\"runtime\":null},{\"workspace\":\"sb-2\","
 		       "\"id\":\"i2\",\"state\":\"exited\",\"image\":\"debian\",\"created\":100,"
-		       "\"age_s\":1019,\"expires\":null,\"idle_s\":null,\"expired\":false,\"spec\":\"\"}]}\n",
+		       "\"age_s\":1019,\"expires\":null,\"idle_s\":null,\"expired\":false,\"spec\":\"\",\"runtime\":null}]}\n",
 		   "list --json: every workspace, its age in seconds, no expiry");
 
 	struct ws_row exp[] = {
