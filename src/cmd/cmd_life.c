@@ -142,7 +142,8 @@ static const char *unjson(char *f)
 }
 
 /* One line of the describe format into w: false when it is not one (a
- * field too many or too few, an ID the ps did not give). The labels and
+ * field too many or too few (the runtime's may be missing), an ID the
+ * ps did not give). The labels and
  * the image come as JSON, so that none can add a field or a line: a
  * container's labels are anybody's who can make one. */
 static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
@@ -155,8 +156,12 @@ static bool parse_row(char *line, const struct strvec *ids, struct ws_row *w)
 		*t = '\0';
 		f[n++] = t + 1;
 	}
-	if (n != 10 || !holds(ids, f[0]))
+	/* The runtime's field last, which an engine of before it lacks. */
+	if (n < 9 || !holds(ids, f[0]))
 		return false;
+	char none[] = "\"\"";
+	if (n == 9)
+		f[9] = none;
 	const char *name = f[1][0] == '/' ? f[1] + 1 : f[1]; /* Docker says "/name" */
 	if (!cfg_valid_container_name(name) || has_control(f[2]) || has_control(f[3]))
 		return false;

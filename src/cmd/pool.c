@@ -244,7 +244,8 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	if (keep_name) {
 		/* Unpaused, it is no taker's: they claim only paused ones. */
 		*ws = (struct ws){.name = xstrdup(name), .id = xstrdup(id),
-				  .workdir = xstrdup(a->cfg.workdir), .pooled = true};
+				  .workdir = xstrdup(a->cfg.workdir), .pooled = true,
+				  .runtime = a->cfg.runtime ? xstrdup(a->cfg.runtime) : NULL};
 		return 1;
 	}
 	char mine[32];
@@ -260,7 +261,8 @@ static int claim(struct app *a, const char *spec, const char *id, const char *na
 	}
 	/* Ours: made from this spec, so with its workdir. */
 	*ws = (struct ws){.name = xstrdup(want), .id = xstrdup(id),
-			  .workdir = xstrdup(a->cfg.workdir)};
+			  .workdir = xstrdup(a->cfg.workdir),
+			  .runtime = a->cfg.runtime ? xstrdup(a->cfg.runtime) : NULL};
 	return 1;
 }
 

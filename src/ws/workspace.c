@@ -98,13 +98,14 @@ static char *cache_path(struct app *a, const char *name)
 }
 
 /* The cache file holds the full ID, the workdir and, when there is one,
- * the ttl's deadline: a line each. */
+ * the ttl's deadline (else 0 when a runtime follows) and the runtime: a
+ * line each. */
 static bool cache_get(struct app *a, const char *name, struct ws *ws)
 {
 	char *path = cache_path(a, name);
 	if (!path)
 		return false;
-	char buf[4200];
+	char buf[5400]; /* an ID, a workdir, a deadline and a runtime */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	free(path);
 	if (fd < 0)
@@ -121,7 +122,14 @@ static bool cache_get(struct app *a, const char *name, struct ws *ws)
 	*end = '\0';
 	ws->id = xstrndup(buf, (size_t)(nl - buf));
 	ws->workdir = nl[1] ? xstrdup(nl + 1) : NULL;
-	ws->expires = strtoll(end + 1, NULL, 10);
+	char *rest = end + 1;
+	ws->expires = strtoll(rest, &rest, 10);
+	char *rt_end = *rest == '\n' ? strchr(rest + 1, '\n') : NULL;
+	if (rt_end) {
+		*rt_end = '\0';
+		if (cfg_valid_runtime(rest + 1))
+			ws->runtime = xstrdup(rest + 1);
+	}
 	return true;
 }
 
@@ -146,7 +154,10 @@ static void cache_put(struct app *a, const char *name, const struct ws *ws)
 	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
-		char *line = ws->expires > 0
+		char *line = ws->runtime
+			     ? xasprintf("%s\n%s\n%lld\n%s\n", ws->id, ws->workdir ? ws->workdir : "",
+					 ws->expires, ws->runtime)
+			     : ws->expires > 0
 			     ? xasprintf("%s\n%s\n%lld\n", ws->id, ws->workdir ? ws->workdir : "", ws->expires)
 			     : xasprintf("%s\n%s\n", ws->id, ws->workdir ? ws->workdir : "");
 		bool ok = write_all(fd, line, strlen(line)) == 0;
@@ -542,7 +553,7 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 	int rc = -1;
 	if (ws_engine_call(a, &argv, &out, "cannot create the workspace", ERR_FAILED, NULL, e) < 0) {
 		remove_if_ours(a, ws->name, nonce);
-		if (a->cfg.runtime)
+		if (a->cfg.runtime && e->kind != ERR_INTERRUPTED && strstr(e->msg, "runtime"))
 			runtime_advice(a, e);
 		goto done;
 	}
@@ -550,6 +561,7 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 	const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 	ws->id = xstrdup(last ? last + 1 : out.buf ? out.buf : ws->name);
 	ws->workdir = xstrdup(a->cfg.workdir);
+	ws->runtime = a->cfg.runtime ? xstrdup(a->cfg.runtime) : NULL;
 	ws->expires = ids.expires;
 	if (a->cfg.copy && copy_seed(a, ws, e) < 0) {
 		remove_if_ours(a, ws->id, nonce);
@@ -627,7 +639,7 @@ static void ws_copy(struct ws *dst, const struct ws *src)
 {
 	*dst = (struct ws){.name = xstrdup(src->name), .id = xstrdup(src->id),
 			   .workdir = dup_or_null(src->workdir), .nonce = dup_or_null(src->nonce),
-			   .expires = src->expires, .cached = true};
+			   .runtime = dup_or_null(src->runtime), .expires = src->expires, .cached = true};
 }
 
 int ws_select(struct app *a, struct ws *ws, struct err *e)
@@ -670,6 +682,13 @@ static struct chan *channel_for(struct app *a, const struct ws *ws,
 {
 	struct chan *c = a->chan;
 	if (!c || rq->interactive || rq->own_exec || rq->nsecrets || (rq->feed && !rq->feed->buf))
+		return NULL;
+	/* Docker does not end an exec's streams when a gVisor container
+	 * stops: a channel held across a stop would wait for ever, and none
+	 * can tell. Each call is an engine exec of its own there, for any
+	 * runtime but Docker's own (another name may be gVisor's). */
+	if (ws->runtime && *ws->runtime && strcmp(ws->runtime, "runc") != 0 &&
+	    !engine_is_podman(a->engine))
 		return NULL;
 	if (chan_is_open(c) && strcmp(c->ctr, ws->id) == 0)
 		return c;
