@@ -28,7 +28,7 @@ char *history_dir_new(struct err *e)
 		return NULL;
 	}
 	struct stat st;
-	if (make_dirs(dir) < 0 || lstat(dir, &st) < 0) {
+	if (lstat(dir, &st) < 0 && (make_dirs(dir) < 0 || lstat(dir, &st) < 0)) {
 		err_set(e, ERR_CONFIG, "cannot make %s: %s", dir, strerror(errno));
 		free(dir);
 		return NULL;

@@ -185,7 +185,7 @@ test_expect_success 'every kind of call leaves its record: time, who, what, how 
 	for c in create exec read write edit glob grep jobs kill cp diff apply snapshot fork; do
 		grep -q "\"command\":\"$c\"" recs || { echo "no record of $c" >&4; return 1; }
 	done &&
-	record_of write && json_check rec "d[\"via\"] == \"cli\" and d[\"ok\"] and d[\"bytes_in\"] == 5 and d[\"argv\"][-3:] == [\"b.txt\", \"--content\", \"hello\"] and d[\"user\"] and d[\"uid\"] == $(id -u) and d[\"time\"].endswith(\"Z\") and d[\"duration_ms\"] >= 0 and d[\"workspace\"] == \"$CP\"" &&
+	record_of write && json_check rec "d[\"via\"] == \"cli\" and d[\"ok\"] and d[\"bytes_in\"] == 5 and d[\"argv\"][-3:] == [\"b.txt\", \"--content\", \"hello\"] and \"user\" in d and d[\"uid\"] == $(id -u) and d[\"time\"].endswith(\"Z\") and d[\"duration_ms\"] >= 0 and d[\"workspace\"] == \"$CP\"" &&
 	grep "\"exit_code\":124" recs >rec && json_check rec "d[\"timed_out\"] is True and d[\"command\"] == \"exec\"" &&
 	grep "\"via\":\"mcp\"" recs >rec && json_check rec "d[\"client\"] == \"mcp-client\" and d[\"command\"] == \"read\" and d[\"arguments\"] == {\"path\": \"b.txt\"} and d[\"bytes_out\"] > 0" &&
 	grep -c . recs >n && test "$(cat n)" -ge 15
