@@ -484,6 +484,20 @@ int do_snapshot(struct app *a, struct snapshot_result *r, struct err *e)
 	return 0;
 }
 
+/* The runtime of the workspace snapshotted (source), by its label: into
+ * a->cfg.runtime, when it has one. */
+static int inherit_runtime(struct app *a, const char *source, struct err *e)
+{
+	enum ws_state st;
+	struct ws src = {0};
+	if (ws_inspect(a, source, &st, &src, e) < 0)
+		return -1;
+	if (st != WS_MISSING && src.runtime && *src.runtime)
+		a->cfg.runtime = xstrdup(src.runtime);
+	ws_free(&src);
+	return 0;
+}
+
 int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 {
 	*r = (struct snapshot_result){.cmd = "fork"};
@@ -492,7 +506,17 @@ int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 		return -1;
 	}
 	/* The new workspace is the snapshot's: its image, its files, its
-	 * workdir; the configuration's image and copy do not apply. */
+	 * workdir, and the runtime of the workspace it came from unless one
+	 * is given (a gVisor workspace's fork is no runc one by surprise);
+	 * the configuration's image and copy do not apply. */
+	if (!a->cfg.runtime && r->source && inherit_runtime(a, r->source, e) < 0) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_set(e, e->kind, "%s; the snapshot %s stays ('sandbox destroy --snapshot %s' removes it)",
+			why, r->name, r->name);
+		snapshot_result_free(r);
+		return -1;
+	}
 	free(a->cfg.image);
 	a->cfg.image = NULL;
 	free(a->cfg.from);

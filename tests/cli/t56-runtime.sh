@@ -144,9 +144,10 @@ test_expect_success RUNSC 'stopped, then started again by the next command, stil
 	sb -w "$GV" exec -- uname -r >out && cmp_text 4.4.0 out
 '
 
-test_expect_success RUNSC 'snapshot and fork: the fork runs on gVisor too' '
+test_expect_success RUNSC 'snapshot and fork: the fork runs on gVisor too, taking its runtime' '
 	sb snapshot "$GV" --name "$PFX-gv" >/dev/null &&
-	sb fork "$GV" --runtime runsc --name "$(new_name fork)" >fork &&
+	sb fork "$GV" --name "$(new_name fork)" >fork &&
+	test "$(eng inspect --format "{{index .Config.Labels \"sandbox.runtime\"}}" "$(cat fork)")" = runsc &&
 	sb -w "$(cat fork)" exec -- sh -c "uname -r; cat notes.txt" >out &&
 	printf "4.4.0\nalpha\ngamma" | cmp - out &&
 	sb destroy "$(cat fork)" >/dev/null &&
