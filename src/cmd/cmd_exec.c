@@ -403,13 +403,7 @@ static int tty_run(struct app *a, const struct ws *ws, const struct strvec *inne
 	 * environment, and no argument vector holds them. */
 	struct strvec env = {0}, envp = {0};
 	strvec_push_all(&env, a->cfg.env.v, a->cfg.env.n);
-	strvec_push_all(&envp, a->envp.v, a->envp.n);
-	for (size_t i = 0; i < a->secrets.n; i++) {
-		strvec_push(&envp, a->secrets.v[i]);
-		char *name = xstrndup(a->secrets.v[i], strcspn(a->secrets.v[i], "="));
-		strvec_push(&env, name);
-		free(name);
-	}
+	exec_secrets_by_name(strvec_argv(&a->envp), a->secrets.v, a->secrets.n, &env, &envp);
 	engine_exec_tty_argv(&argv, a->engine, ws->id, env.v, env.n, cmd.v, cmd.n);
 	int stopped_by = 0;
 	int status = proc_run_tty(strvec_argv(&argv), strvec_argv(&envp), &stopped_by, e);

@@ -484,6 +484,18 @@ int do_snapshot(struct app *a, struct snapshot_result *r, struct err *e)
 	return 0;
 }
 
+/* A fork that failed after its snapshot was made: e says so, and how to
+ * remove it; r is freed. */
+static int snapshot_stays(struct snapshot_result *r, struct err *e)
+{
+	char why[sizeof(e->msg)];
+	snprintf(why, sizeof(why), "%s", e->msg);
+	err_set(e, e->kind, "%s; the snapshot %s stays ('sandbox destroy --snapshot %s' removes it)",
+		why, r->name, r->name);
+	snapshot_result_free(r);
+	return -1;
+}
+
 /* The runtime of the workspace snapshotted (source), by its label: into
  * a->cfg.runtime, when it has one. */
 static int inherit_runtime(struct app *a, const char *source, struct err *e)
@@ -510,12 +522,7 @@ int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 	 * is given (a gVisor workspace's fork is no runc one by surprise);
 	 * the configuration's image and copy do not apply. */
 	if (!a->cfg.runtime && r->source && inherit_runtime(a, r->source, e) < 0) {
-		char why[sizeof(e->msg)];
-		snprintf(why, sizeof(why), "%s", e->msg);
-		err_set(e, e->kind, "%s; the snapshot %s stays ('sandbox destroy --snapshot %s' removes it)",
-			why, r->name, r->name);
-		snapshot_result_free(r);
-		return -1;
+		return snapshot_stays(r, e);
 	}
 	free(a->cfg.image);
 	a->cfg.image = NULL;
@@ -526,12 +533,7 @@ int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 	a->cfg.workdir_set = false;
 	struct ws ws;
 	if (ws_create(a, &ws, WS_KEEP, e) < 0) {
-		char why[sizeof(e->msg)];
-		snprintf(why, sizeof(why), "%s", e->msg);
-		err_set(e, e->kind, "%s; the snapshot %s stays ('sandbox destroy --snapshot %s' removes it)",
-			why, r->name, r->name);
-		snapshot_result_free(r);
-		return -1;
+		return snapshot_stays(r, e);
 	}
 	r->workspace = xstrdup(ws.name);
 	r->id = xstrdup(ws.id);

@@ -96,25 +96,22 @@ static void put_asked(struct json *j, const struct app *a)
 }
 
 /* The result's words of an outcome, where it has them. */
-static void put_outcome(struct json *j, const struct result_type *t, const void *r)
+static void put_outcome(struct json *j, const struct jv *tree)
 {
 	static const char *const keys[] = {"exit_code", "timed_out", "oom_killed", "kill",
 					   "job", "status", "changed", "applied", "review"};
-	struct jv tree = {0};
-	t->tree(&tree, r);
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-		const struct jv *v = jv_get(&tree, keys[i]);
+		const struct jv *v = jv_get(tree, keys[i]);
 		if (!v || v->type == JV_ARRAY || v->type == JV_OBJECT)
 			continue;
 		json_key(j, keys[i]);
 		json_jv(j, v, RECORD_VALUE_MAX);
 	}
-	jvb_free(&tree);
 }
 
 void record_format(struct sbuf *out, const struct app *a, const char *ws,
-		   const struct command *c, const struct result_type *t, const void *r, int rc,
-		   const struct err *e, const struct record_start *s, long long now)
+		   const struct command *c, const struct jv *tree, int rc, const struct err *e,
+		   const struct record_start *s, long long now)
 {
 	struct json j = {0};
 	json_obj_open(&j);
@@ -141,8 +138,8 @@ void record_format(struct sbuf *out, const struct app *a, const char *ws,
 		json_null(&j);
 	json_key(&j, "ok");
 	json_bool(&j, rc >= 0);
-	if (rc >= 0 && t && r) {
-		put_outcome(&j, t, r);
+	if (rc >= 0 && tree) {
+		put_outcome(&j, tree);
 	} else if (e) {
 		json_key(&j, "error");
 		json_str(&j, err_kind_name(e->kind));
@@ -163,8 +160,8 @@ void record_format(struct sbuf *out, const struct app *a, const char *ws,
 /* The workspaces a call was about: the one it chose; else the one its
  * result names (create; fork's new one, and its source), or those it
  * removed (destroy, prune). */
-static void names_of(const struct app *a, const struct command *c, const struct result_type *t,
-		     const void *r, struct strvec *names)
+static void names_of(const struct app *a, const struct command *c, const struct jv *tree,
+		     struct strvec *names)
 {
 	if (a->ws_name[0]) {
 		strvec_push(names, a->ws_name);
@@ -172,18 +169,15 @@ static void names_of(const struct app *a, const struct command *c, const struct 
 	}
 	if (c->id == C_FORK && (a->o.args.n || a->ref))
 		strvec_push(names, a->o.args.n ? a->o.args.v[0] : a->ref);
-	if (!t || !r)
+	if (!tree)
 		return;
-	struct jv tree = {0};
-	t->tree(&tree, r);
-	const char *one = jv_str(jv_get(&tree, "workspace"));
-	const struct jv *removed = jv_get(&tree, "removed");
+	const char *one = jv_str(jv_get(tree, "workspace"));
+	const struct jv *removed = jv_get(tree, "removed");
 	if (one)
 		strvec_push(names, one);
 	for (size_t i = 0; jv_is(removed, JV_ARRAY) && i < jv_count(removed); i++)
 		if (jv_str(jv_at(removed, i)))
 			strvec_push(names, jv_str(jv_at(removed, i)));
-	jvb_free(&tree);
 }
 
 void record_call(const struct app *a, const struct command *c, const struct result_type *t,
@@ -191,8 +185,13 @@ void record_call(const struct app *a, const struct command *c, const struct resu
 {
 	if (!a->cfg.history)
 		return;
+	/* The result's tree, made once: the names and every record read it. */
+	struct jv tree = {0};
+	bool have = rc >= 0 && t && r;
+	if (have)
+		t->tree(&tree, r);
 	struct strvec names = {0};
-	names_of(a, c, rc >= 0 ? t : NULL, rc >= 0 ? r : NULL, &names);
+	names_of(a, c, have ? &tree : NULL, &names);
 	struct err why = {0};
 	char *dir = names.n ? history_dir_new(&why) : NULL;
 	long long now = now_ms();
@@ -200,14 +199,14 @@ void record_call(const struct app *a, const struct command *c, const struct resu
 		if (!history_name_ok(names.v[i]))
 			continue;
 		struct sbuf line = {0};
-		record_format(&line, a, names.v[i], c, t, r, rc, e, s, now);
+		record_format(&line, a, names.v[i], c, have ? &tree : NULL, rc, e, s, now);
 		if (line.len > HISTORY_RECORD_MAX) {
 			/* Never none: the record without what was asked. */
 			struct app lean = *a;
 			lean.argc = 0;
 			lean.tool_args = NULL;
 			sbuf_reset(&line);
-			record_format(&line, &lean, names.v[i], c, t, r, rc, e, s, now);
+			record_format(&line, &lean, names.v[i], c, have ? &tree : NULL, rc, e, s, now);
 		}
 		if (line.len <= HISTORY_RECORD_MAX)
 			history_append(dir, names.v[i], line.buf, line.len, &why);
@@ -219,5 +218,7 @@ void record_call(const struct app *a, const struct command *c, const struct resu
 	if (why.msg[0] && spawn_verbose)
 		fprintf(stderr, "sandbox: %s: the history: %s\n", c->name, why.msg);
 	strvec_clear(&names);
+	if (have)
+		jvb_free(&tree);
 	free(dir);
 }

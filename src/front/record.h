@@ -36,9 +36,9 @@ void record_begin(struct record_start *s);
 void record_call(const struct app *a, const struct command *c, const struct result_type *t,
 		 const void *r, int rc, const struct err *e, const struct record_start *s);
 /* The record's text, for workspace ws (what record_call writes; and
- * the tests). */
+ * the tests): tree is the result's --json tree, NULL when it failed. */
 void record_format(struct sbuf *out, const struct app *a, const char *ws,
-		   const struct command *c, const struct result_type *t, const void *r, int rc,
-		   const struct err *e, const struct record_start *s, long long now_ms);
+		   const struct command *c, const struct jv *tree, int rc, const struct err *e,
+		   const struct record_start *s, long long now_ms);
 
 #endif

@@ -214,14 +214,19 @@ static void env_of(struct exec *x)
 	 * values end on a command line in the workspace. */
 	if (rq->chan)
 		return;
-	if (!rq->nsecrets)
-		return;
-	for (size_t i = 0; rq->envp[i]; i++)
-		strvec_push(&x->envp, rq->envp[i]);
-	for (size_t i = 0; i < rq->nsecrets; i++) {
-		strvec_push(&x->envp, rq->secrets[i]);
-		char *name = xstrndup(rq->secrets[i], strcspn(rq->secrets[i], "="));
-		strvec_push(&x->env, name);
+	if (rq->nsecrets)
+		exec_secrets_by_name(rq->envp, rq->secrets, rq->nsecrets, &x->env, &x->envp);
+}
+
+void exec_secrets_by_name(char *const *envp, char *const *secrets, size_t n,
+			  struct strvec *names, struct strvec *envp_out)
+{
+	for (size_t i = 0; envp[i]; i++)
+		strvec_push(envp_out, envp[i]);
+	for (size_t i = 0; i < n; i++) {
+		strvec_push(envp_out, secrets[i]);
+		char *name = xstrndup(secrets[i], strcspn(secrets[i], "="));
+		strvec_push(names, name);
 		free(name);
 	}
 }

@@ -59,6 +59,12 @@ struct exec_req {
 	const struct exec_loop *loop;
 };
 
+/* Secrets (K=V) as an engine exec of its own takes them: each K onto
+ * names (for --env=K), and envp with every K=V onto envp_out, the
+ * engine client's environment. */
+void exec_secrets_by_name(char *const *envp, char *const *secrets, size_t n,
+			  struct strvec *names, struct strvec *envp_out);
+
 /* The bytes the calls of this process carried: the commands' input
  * (what their feeds sent) and their output (stdout and stderr, markers
  * aside), for the history. */

@@ -111,7 +111,7 @@ static void test_record(void)
 	struct err e = {0};
 	err_set(&e, ERR_WORKSPACE, "gone");
 	struct sbuf out = {0};
-	record_format(&out, &a, "w1", c, NULL, NULL, -1, &e, &s, 1042);
+	record_format(&out, &a, "w1", c, NULL, -1, &e, &s, 1042);
 	struct jv *d = jv_parse(out.buf, out.len, NULL, NULL, 0);
 	ok(d && !memchr(out.buf, '\n', out.len), "a record is one JSON object on one line");
 	is_str(jv_str(jv_get(d, "time")), "2026-12-07T13:26:40.123Z", "its time, UTC, to the ms");
@@ -131,7 +131,7 @@ static void test_record(void)
 		many[i] = big;
 	a.argv = many;
 	a.argc = 100;
-	record_format(&out, &a, "w1", c, NULL, NULL, -1, &e, &s, 1042);
+	record_format(&out, &a, "w1", c, NULL, -1, &e, &s, 1042);
 	d = jv_parse(out.buf, out.len, NULL, NULL, 0);
 	size_t kept = jv_count(jv_get(d, "argv"));
 	ok(d && kept > 0 && kept < 100 &&
@@ -142,7 +142,7 @@ static void test_record(void)
 	/* Control bytes take six each in JSON: the bound holds. */
 	memset(big, 1, sizeof(big) - 1);
 	sbuf_reset(&out);
-	record_format(&out, &a, "w1", c, NULL, NULL, -1, &e, &s, 1042);
+	record_format(&out, &a, "w1", c, NULL, -1, &e, &s, 1042);
 	d = jv_parse(out.buf, out.len, NULL, NULL, 0);
 	ok(d && out.len < HISTORY_RECORD_MAX, "also for words of control bytes: %zu bytes", out.len);
 	jv_free(d);
