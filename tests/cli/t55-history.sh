@@ -1,5 +1,5 @@
 #!/bin/bash
-# The history of calls and the secrets (man sandbox, HISTORY and
+# The history of calls and the secrets (man sandbox, CALL HISTORY and
 # SECRETS): every kind of call leaves one record, from the command line
 # and from an MCP client by its name, that the workspace cannot forge nor
 # reach; history shows it as a table, --json, --since and --follow, and
