@@ -18,6 +18,7 @@
 #include "envp.h"
 #include "jsonr.h"
 #include "resident.h"
+#include "scripts.h"
 #include "results.h"
 #include "trust.h"
 #include "workspace.h"
@@ -484,7 +485,8 @@ static int check_image(struct app *a, struct doctor_result *r, const struct info
 
 /* The runtime asked for (runtime, --runtime), tried: a throwaway
  * container of the image with it, as a workspace would be made (network
- * none), which must answer uname -r; then it is gone. */
+ * none), which must answer SCRIPT_RUNTIME_PROBE: the kernel, and a second
+ * line when the image's ls fails on it. Then it is gone. */
 static int check_runtime(struct app *a, struct doctor_result *r, bool image_ok, struct err *ie)
 {
 	const char *rt = a->cfg.runtime;
@@ -504,10 +506,11 @@ static int check_runtime(struct app *a, struct doctor_result *r, bool image_ok, 
 	strvec_push(&argv, "--rm");
 	strvec_push(&argv, "--network=none");
 	strvec_push(&argv, "--label=" LABEL_WORKSPACE "=false");
-	strvec_push(&argv, "--entrypoint=uname");
+	strvec_push(&argv, "--entrypoint=sh");
 	strvec_push(&argv, "--");
 	strvec_push(&argv, a->cfg.image);
-	strvec_push(&argv, "-r");
+	strvec_push(&argv, "-c");
+	strvec_push(&argv, SCRIPT_RUNTIME_PROBE);
 	struct sbuf out = {0};
 	struct err e = {0};
 	int rc = call(a, &argv, &out, "a throwaway container", NULL, &e);
@@ -519,11 +522,22 @@ static int check_runtime(struct app *a, struct doctor_result *r, bool image_ok, 
 	char fix[800];
 	ws_runtime_advice(a, fix, sizeof(fix));
 	sbuf_rtrim(&out);
+	const char *kernel = out.buf ? out.buf : "?";
+	char *ls = out.buf ? strchr(out.buf, '\n') : NULL;
+	if (ls)
+		*ls++ = '\0';
+	const char *whose = engine_runtime_is_runsc(rt) ? ", gVisor's" : "";
 	if (rc < 0)
 		add(r, "runtime", DOCTOR_FAIL, fix, "%s: %s", rt, e.msg);
+	else if (ls)
+		add(r, "runtime", DOCTOR_FAIL,
+		    "use a newer runtime (gVisor's own releases of runsc), or an image whose ls and stat do not use statx "
+		    "(BusyBox): the file tools run the image's stat",
+		    "%s: a throwaway container ran with it (kernel %.40s%s), but the image's tools fail on it: %.200s", rt,
+		    kernel, whose, ls);
 	else
-		add(r, "runtime", DOCTOR_OK, NULL, "%s: a throwaway container ran with it (kernel %.40s%s)", rt,
-		    out.buf ? out.buf : "?", engine_runtime_is_runsc(rt) ? ", gVisor's" : "");
+		add(r, "runtime", DOCTOR_OK, NULL, "%s: a throwaway container ran with it (kernel %.40s%s)", rt, kernel,
+		    whose);
 	sbuf_free(&out);
 	return 0;
 }

@@ -18,6 +18,10 @@
  * without any process but its own. POOLED 1: the idle clock waits for
  * KEEPALIVE_ARMED and SIGUSR1 (SCRIPT_ARM), from whoever takes it from
  * its pool. Its pid is in KEEPALIVE_PID. */
+/* doctor's try of a runtime (sh -c in a throwaway container of the
+ * image): prints the kernel (uname -r) and, when the image's ls fails on
+ * that runtime, a second line "ls /: ERROR". Status 1 if uname fails. */
+extern const char SCRIPT_RUNTIME_PROBE[];
 extern const char SCRIPT_KEEPALIVE[];
 #define KEEPALIVE_USED "/tmp/.sandbox-used"
 #define KEEPALIVE_PID "/tmp/.sandbox-keepalive"

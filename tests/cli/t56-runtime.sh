@@ -60,6 +60,26 @@ test_expect_success 'doctor tries the runtime asked for, and says what to do whe
 	grep_file "^ok    runtime: the engine.s own" out
 '
 
+# Debian's runsc (20221219) fails the statx of coreutils 9: the Debian
+# image's ls fails on it, and doctor must say so, as it must say ok where
+# a newer runsc lists / (the truth: the same ls, run by the engine itself).
+if test_have_prereq RUNSC && [ "$ENGINE" = podman ] && eng image inspect sandbox-test/debian:1 >/dev/null 2>&1; then
+	test_set_prereq RUNSC_DEBIAN
+else
+	test_skip_reason[RUNSC_DEBIAN]="needs Podman with runsc and the image sandbox-test/debian:1"
+fi
+test_expect_success RUNSC_DEBIAN 'doctor: on runsc, the Debian image.s ls fails or not as doctor says' '
+	if eng --runtime /usr/bin/runsc --runtime-flag network=none run --rm --network=none \
+		--label sandbox.workspace=false --entrypoint ls sandbox-test/debian:1 / >/dev/null 2>truth; then
+		sb doctor --image sandbox-test/debian:1 --runtime runsc >out &&
+		grep_file "^ok    runtime: runsc: a throwaway container ran with it" out
+	else
+		grep_file "Invalid argument" truth &&
+		expect_status 1 sb doctor --image sandbox-test/debian:1 --runtime runsc >out &&
+		grep_file "^FAIL  runtime: runsc: a throwaway container ran with it (kernel 4\.4\.0, gVisor.s), but the image.s tools fail on it: ls /: ls: cannot access .*Invalid argument; use a newer runtime (gVisor.s own releases of runsc), or an image whose ls and stat do not use statx (BusyBox)" out
+	fi
+'
+
 test_expect_success 'the engine.s own runtime by name: recorded, listed, in --json' '
 	new_ws RC --runtime runc &&
 	sb -w "$RC" exec -- echo runc >out && cmp_text runc out &&
