@@ -20,6 +20,9 @@
 # The resident's server (named sandbox-kept) writes its pid into
 # KEEPALIVE_SERVERS: waiting there for a request is no use of the
 # workspace, and keepalive.sh does not count it.
+# With no input the tag comes in a here-document: the shells write a
+# small one into the pipe themselves, where an echo stage is one process
+# more.
 # A lone call (STDIN r; its values WORKDIR CWD PATH) is a read the server
 # runs itself, the wrapper's and read.sh's work done by builtins in a
 # subshell that then becomes cat: a process started in a container costs
@@ -91,7 +94,10 @@ while IFS= read -r t; do
     printf '\036%s:proc:%d\036' "$t" "$!" >&4
     wait "$!"; s=$?
   elif [ "$i" = 1 ]; then { echo "$t"; frames <&3; } | ( run "$@" ) 3<&- 2>&4 4>&-; s=$?
-  else echo "$t" | ( run "$@" ) 3<&- 2>&4 4>&-; s=$?
+  else ( run "$@" ) 3<&- 2>&4 4>&- <<EOF
+$t
+EOF
+    s=$?
   fi
   if [ "$k" = proc ]; then
     printf '\036%s:done:%d\036' "$t" "$s"; printf '\036%s:done:%d\036' "$t" "$s" >&4
