@@ -69,6 +69,13 @@ export XDG_CONFIG_HOME
 # so that its residents are its alone, and stopped at its end.
 SANDBOX_RUNTIME_DIR=$TRASH/.run
 export SANDBOX_RUNTIME_DIR
+# The gVisor leg (tests/run-cli-tests) names the OCI runtime every
+# workspace of the file runs on: the user's defaults say it, as a user's
+# would, so that a file's own --runtime or config still wins.
+if [ -n "${TEST_RUNTIME-}" ]; then
+	mkdir -p "$XDG_CONFIG_HOME/sandbox" &&
+		printf '[sandbox]\nruntime = %s\n' "$TEST_RUNTIME" >"$XDG_CONFIG_HOME/sandbox/sandbox.ini" || exit 1
+fi
 # Where copy workspaces keep their baselines: the file's own too.
 XDG_STATE_HOME=$TRASH/.state
 export XDG_STATE_HOME
@@ -101,6 +108,21 @@ test_count=0
 test_failed=0
 test_done_called=
 declare -A test_prereqs=() test_skip_reason=()
+# OOM_KILLS_ONE: the kernel's OOM killer takes one process of the
+# workspace. gVisor's limit stops the whole sandbox instead (man sandbox,
+# GVISOR; t56 tests what a workspace on it does then).
+if [ -z "${TEST_RUNTIME-}" ]; then
+	test_prereqs[OOM_KILLS_ONE]=1
+else
+	test_skip_reason[OOM_KILLS_ONE]="on $TEST_RUNTIME the memory limit stops the whole workspace, not one process (t56 tests that)"
+fi
+# TMP_KEPT: the workspace's /tmp, where jobs keep their records and
+# logs, outlives a stop. gVisor mounts a tmpfs of its own there.
+if [ -z "${TEST_RUNTIME-}" ]; then
+	test_prereqs[TMP_KEPT]=1
+else
+	test_skip_reason[TMP_KEPT]="on $TEST_RUNTIME /tmp is a tmpfs of its own, gone with a stop (man sandbox, GVISOR)"
+fi
 
 say_() { printf '%s\n' "$*"; }
 
@@ -680,6 +702,7 @@ trap 'exit 143' TERM
 # (no engine call, or the fake engine's): it runs in the docker + busybox
 # leg only (the sanitizer build's), and is skipped in the others.
 only_once() {
+	[ -z "${TEST_RUNTIME-}" ] || return 0
 	case $ENGINE/$BASE_IMAGE in
 	docker/*busybox*) ;;
 	*) skip_all "nothing here depends on the engine or the image; runs with docker and busybox" ;;
@@ -691,6 +714,7 @@ only_once() {
 # output), but not the two together: Docker with busybox and Podman with
 # the other image cover each once, and the two other legs skip it.
 pairwise() {
+	[ -z "${TEST_RUNTIME-}" ] || return 0
 	case $ENGINE/$BASE_IMAGE in
 	docker/*busybox*) return ;;
 	podman/*busybox*) ;;
@@ -702,11 +726,17 @@ pairwise() {
 # image_independent: what this file tests does not depend on the image's
 # tools, and it runs with busybox only: the legs of other images skip it.
 image_independent() {
+	[ -z "${TEST_RUNTIME-}" ] || return 0
 	case $BASE_IMAGE in
 	*busybox*) ;;
 	*) skip_all "nothing here depends on the image; runs with busybox" ;;
 	esac
 }
+
+# also_on_gvisor: the file runs in the gVisor leg too (tests/run-cli-tests:
+# Podman with busybox, every workspace on runsc), whatever rule above it
+# follows in the other legs: the runner reads the line off the file.
+also_on_gvisor() { :; }
 
 # need_engine: the file uses the real engine: checks it answers and tags
 # the image for this file.

@@ -5,6 +5,7 @@
 # gone, refused, or stopped under the command.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 # A number for a marker process: `sleep $(marker)` is easy to find in /proc.

@@ -6,6 +6,7 @@
 # host's memory stays small (measured with tests/peak-rss.c).
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 need_peak_rss
 

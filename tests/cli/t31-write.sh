@@ -6,6 +6,7 @@
 # owner; missing directories are created.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 sha() { sha256sum "$1" | cut -d" " -f1; }

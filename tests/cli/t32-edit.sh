@@ -6,6 +6,7 @@
 # texts of several lines.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 need_peak_rss
 

@@ -8,6 +8,7 @@
 # depends on how fast anything is.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 # Configs of this file's: a short engine_timeout, for the hung engine;
@@ -143,7 +144,7 @@ test_expect_success 'the same in --json: "kill" says what happened' '
 	json_check out "d[\"kill\"] is None"
 '
 
-test_expect_success 'a command killed by the memory limit: 137, a line on stderr, oom_killed in --json' '
+test_expect_success OOM_KILLS_ONE 'a command killed by the memory limit: 137, a line on stderr, oom_killed in --json' '
 	new_ws SMALL --memory 32m &&
 	expect_status 137 sb -w "$SMALL" exec -- sh -c "x=a; while :; do x=\$x\$x; done" 2>err &&
 	grep_file "^sandbox: exec: the command was killed for lack of memory" err &&

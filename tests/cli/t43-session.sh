@@ -5,6 +5,7 @@
 # --cwd, -e, a timeout, names, and values that are not shell text.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 test_expect_success 'setup: a workspace' '

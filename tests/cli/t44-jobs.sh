@@ -6,6 +6,7 @@
 # workspace forged are refused without harm.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 # A job that waits for /tmp/go-NAME before it says anything: what the
@@ -241,7 +242,7 @@ test_expect_success 'a job started through sandbox mcp outlives the server' '
 	cmp_text "job $J: killed TERM" out
 '
 
-test_expect_success 'a restarted workspace: its running jobs are lost; their output stays' '
+test_expect_success TMP_KEPT 'a restarted workspace: its running jobs are lost; their output stays' '
 	sb -w "$REF" exec --background -c "echo before; sleep 1000" >id &&
 	J=$(cat id) &&
 	wait_until 30 logs_has "$J" before &&

@@ -9,6 +9,7 @@
 # that stands for a directory is never written through.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 need_peak_rss
 

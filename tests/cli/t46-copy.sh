@@ -10,6 +10,7 @@
 # and a link in DIR on the way, never get a byte written outside DIR.
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 
 CLIENT=$(cd "$(dirname "$0")/.." && pwd)/mcp-client

@@ -27,6 +27,7 @@
 # it was before (state, below).
 . "$(dirname "$0")/../lib.sh"
 pairwise
+also_on_gvisor
 need_engine
 need_peak_rss
 test_have_prereq PYTHON || skip_all "python3 is needed for the byte-exact checks"
