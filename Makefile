@@ -27,8 +27,8 @@ LDLIBS = $(INIH_LIBS) -lm
 
 # The objects by name: each src/LAYER/NAME.c as LAYER/NAME, and scripts
 # from the generated build/gen/scripts.c.
-OBJ_NAMES = $(SRCS:src/%.c=%) scripts
-LIB_OBJ_NAMES = $(LIB_SRCS:src/%.c=%) scripts
+OBJ_NAMES = $(SRCS:src/%.c=%) scripts relay_bin
+LIB_OBJ_NAMES = $(LIB_SRCS:src/%.c=%) scripts relay_bin
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 
 all: build/sandbox
@@ -43,6 +43,19 @@ SH_HDRS = src/wire/scripts.h src/wire/proto.h
 
 build/gen/scripts.c: scripts/embed-sh $(SH_SRCS) $(SH_HDRS)
 	scripts/embed-sh $(SH_DIR) build/gen $(SH_HDRS)
+
+# sandbox-relay, the one program of ours that runs inside a workspace
+# (inner/README): static, libc only, so that the image needs nothing; in
+# sandbox as bytes (scripts/embed-bin: build/gen/relay_bin.c, whose
+# objects read the file with the assembler's .incbin).
+build/inner/sandbox-relay: inner/relay.c
+	@mkdir -p $(@D)
+	$(CC) -std=c17 $(WARN) -Os -static -s -o $@ $<
+
+build/gen/relay_bin.c: scripts/embed-bin build/inner/sandbox-relay
+	scripts/embed-bin RELAY build/inner/sandbox-relay $@
+
+build/relay_bin.o build/asan/relay_bin.o build/fuzz/obj/relay_bin.o: build/inner/sandbox-relay
 
 # Each object makes its own directory (build/LAYER/): build/ may be
 # there already, made by embed-sh for build/gen, when the others are not.
