@@ -556,5 +556,7 @@ int cmd_shell(struct app *a, struct err *e);
 int cmd_mcp(struct app *a, struct err *e);
 /* history: the record of calls (history.h), as it shows it itself. */
 int cmd_history(struct app *a, struct err *e);
+/* forward (cmd_forward.c): runs until a signal; its status. */
+int cmd_forward(struct app *a, struct err *e);
 
 #endif

@@ -235,6 +235,14 @@ static const struct command commands[] = {
 		 "where no workspace can write; it outlives its workspace until --prune.\n"
 		 "--json prints the records, one object a line. No MCP tool shows it.\n",
 	 .flags = CF_LENIENT | CF_NO_RESIDENT},
+	{C_FORWARD, "forward", .plain = cmd_forward,
+	 .usage = "forward [REF] [HOSTPORT:]PORT... [--address ADDR]",
+	 .help = "Make the workspace's 127.0.0.1:PORT reachable at this side's\n"
+		 "127.0.0.1:HOSTPORT (HOSTPORT 0: any free port; none: PORT), until\n"
+		 "interrupted: each connection is carried by the engine (an exec of a\n"
+		 "small relay of ours in the workspace), so it works with network none\n"
+		 "and over ssh. It prints where it listens first (--json: one object).\n",
+	 .flags = CF_NO_RESIDENT},
 	{C_HELP, "help",
 	 .usage = "help [COMMAND]",
 	 .help = "Show help.\n"},
@@ -478,6 +486,9 @@ static const struct opt opts[] = {
 	 .help = "print new calls as they are made, until interrupted", .at = OPT_AT(history.follow)},
 	{O_SINCE, "since", 0, NULL, CMD(C_HISTORY), 0, OT_TEXT, .metavar = "DURATION",
 	 .help = "only the calls of the last DURATION: 90s, 15m, 2h, 7d", .at = OPT_AT(history.since)},
+	{O_ADDRESS, "address", 0, NULL, CMD(C_FORWARD), 0, OT_TEXT, 1, 0, .metavar = "ADDR",
+	 .help = "listen on ADDR (default 127.0.0.1)",
+	 .at = OPT_AT(forward.address)},
 	{O_PRUNE, "prune", 0, NULL, CMD(C_HISTORY), 0, OT_FLAG,
 	 .help = "remove the history of every workspace that is gone", .at = OPT_AT(history.prune)},
 	{O_WAIT, NULL, 0, "wait", 0, CMD(C_LOGS), OT_COUNT, 0, JOB_WAIT_MAX,

@@ -18,6 +18,13 @@
  * without any process but its own. POOLED 1: the idle clock waits for
  * KEEPALIVE_ARMED and SIGUSR1 (SCRIPT_ARM), from whoever takes it from
  * its pool. Its pid is in KEEPALIVE_PID. */
+/* sandbox-relay (relay_bin.h) in the workspace: where it goes, whether
+ * this build of it is there ("K ARCH" or "N ARCH"; argument: its ID),
+ * and putting it there (arguments: ID SIZE; its bytes on stdin; "K" or
+ * "E put"). */
+#define RELAY_DIR "/tmp"
+extern const char SCRIPT_RELAY_HAS[];
+extern const char SCRIPT_RELAY_PUT[];
 /* doctor's try of a runtime (sh -c in a throwaway container of the
  * image): prints the kernel (uname -r) and, when the image's ls fails on
  * that runtime, a second line "ls /: ERROR". Status 1 if uname fails. */

@@ -99,6 +99,10 @@ struct history_opts {
 	long since;            /* seconds back; 0: all */
 };
 
+struct forward_opts {
+	const char *address;   /* where to listen; NULL: 127.0.0.1 */
+};
+
 struct opts {
 	struct strvec args;    /* positional arguments, or the command */
 	struct strvec extra;   /* create, run: engine run arguments after -- */
@@ -120,6 +124,7 @@ struct opts {
 	struct pool_opts pool;
 	struct snap_opts snap;
 	struct history_opts history;
+	struct forward_opts forward;
 };
 void opts_free(struct opts *o);
 
