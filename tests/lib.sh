@@ -655,10 +655,17 @@ our_snapshots_() {
 		awk -v pfx="sandbox-snapshot:$PFX-" 'index($1, pfx) == 1 || index($1, "localhost/" pfx) == 1 { print $1 }'
 }
 
+# bg_track PID: a process the file started in the background (a
+# forward), killed at the file's end whatever its tests did, so that none
+# outlives the file holding the runner's pipes.
+test_bg_pids_=()
+bg_track() { test_bg_pids_+=("$1"); }
+
 cleanup_() {
 	[ -n "${cleanup_done_-}" ] && return 0
 	cleanup_done_=1
-	local ids
+	local ids p
+	for p in "${test_bg_pids_[@]}"; do kill -9 "$p" 2>/dev/null; done
 	# Every resident of the file's, whatever endpoint it served: the
 	# channels it holds end with it.
 	"$SANDBOX" resident stop --all >/dev/null 2>&1

@@ -94,6 +94,20 @@ test_expect_success 'mcp over ssh: one channel carries exec, write and read' '
 	grep_file "^exit 0$" out
 '
 
+test_expect_success 'forward over ssh: the workspace.s web server here, 5 clients at once, every byte' '
+	rsb -w "$RREF" exec -c "mkdir -p /www && head -c 3000000 /dev/urandom >/www/f && httpd -p 127.0.0.1:8080 -h /www" &&
+	S=$(rsb -w "$RREF" exec -c "sha256sum /www/f" | cut -d" " -f1) &&
+	{ PATH="$TRASH/bin:$PATH" DOCKER_HOST=ssh://sandbox-test-remote "$SANDBOX" --engine docker \
+		forward "$RREF" 0:8080 >fwd.out 2>fwd.err & } &&
+	F=$! &&
+	bg_track "$F" &&
+	wait_until 60 test -s fwd.out &&
+	P=$(sed "s/^forwarding 127\.0\.0\.1:\([0-9]*\) to .*/\1/" fwd.out) &&
+	"$TEST_LIB_DIR/fwd-client" get 127.0.0.1 "$P" /f 5 >out &&
+	test "$(sort -u out)" = "200 $S" && line_count 5 out &&
+	kill -TERM "$F" && { wait_exit 60 "$F"; test $? = 143; }
+'
+
 test_expect_success '--mount names a directory of the daemon'"'"'s machine (here the same one), made absolute first' '
 	mkdir -p shared &&
 	MREF=$(rsb create --image "$IMAGE" --mount shared:/shared) &&
