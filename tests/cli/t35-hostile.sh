@@ -9,7 +9,7 @@
 # answers on every image.
 . "$(dirname "$0")/../lib.sh"
 pairwise
-also_on_gvisor
+also_on_gvisor both
 need_engine
 test_have_prereq PYTHON || skip_all "python3 is needed for the byte-exact checks"
 

@@ -8,7 +8,7 @@
 # depends on how fast anything is.
 . "$(dirname "$0")/../lib.sh"
 pairwise
-also_on_gvisor
+also_on_gvisor both
 need_engine
 
 # Configs of this file's: a short engine_timeout, for the hung engine;
