@@ -15,6 +15,20 @@
  * what it sent is written, the relay exits, as a forwarder does (the
  * host then closes its client). Exit 0 then, 1 on a failed connect (one
  * line on stderr), 2 on usage, 3 on a broken way.
+ *
+ * `sandbox-relay listen PORT` is the workspace's end of network = allow
+ * (man sandbox, NETWORK BY ALLOW-LIST): it listens on the workspace's
+ * 127.0.0.1:PORT and carries every connection made there, multiplexed
+ * in frames over its stdin and stdout, to the proxy on the user's side,
+ * which decides. It says 'L' once listening (or 'E' and why). A frame is
+ * a type byte, a connection's id (4 bytes) and a length (2 bytes, big
+ * endian), then that many bytes: 'O' a new connection, 'D' its bytes
+ * (at most MUX_DATA_MAX), 'A' a count of them delivered (4 bytes), 'F'
+ * its sender's end of sending, 'X' its end. Each side sends a connection
+ * at most MUX_WINDOW bytes the other has not acknowledged, so a
+ * connection whose reader is slow stops only itself, and what each side
+ * holds is bounded by MUX_WINDOW a connection. A frame against these
+ * rules ends the relay (exit 3); the end of stdin ends it (exit 0).
  * Static, libc only: the image needs nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -98,6 +112,7 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+
 /* The end of a way's input, once all it read is written: the socket is
  * half closed, stdout closed. */
 static void finish(struct way *w, int sock)
@@ -146,14 +161,8 @@ static int step(struct way *w, short rev_in, short rev_out, int sock)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int relay_connect(int port)
 {
-	int port;
-	if (argc != 3 || strcmp(argv[1], "connect") != 0 || (port = parse_port(argv[2])) < 0) {
-		fputs("usage: sandbox-relay connect PORT\n", stderr);
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
 	int sock = connect_port(port);
 	if (sock < 0) {
 		fprintf(stderr, "127.0.0.1:%d: %s\n", port, strerror(errno));
@@ -190,4 +199,291 @@ int main(int argc, char **argv)
 			return 3;
 	}
 	return 0;
+}
+
+/* ---- listen: many connections over one stream ---- */
+
+#define MUX_HDR 7
+#define MUX_DATA_MAX 16384
+#define MUX_WINDOW (256 * 1024)
+#define MUX_MAX_CONNS 64
+/* Frames waiting for stdout past this: no socket is read. */
+#define MUX_OUT_SOFT (512 * 1024)
+
+struct mconn {
+	int fd;              /* -1: a free slot */
+	unsigned id;
+	char *in;            /* from the host, for the socket: MUX_WINDOW */
+	size_t inlen, inoff;
+	size_t credit;       /* what the host may still be sent */
+	size_t unacked;      /* written to the socket, not yet acknowledged */
+	int host_fin, fd_eof, shut;
+};
+
+static struct mconn mc[MUX_MAX_CONNS];
+static char *mout;
+static size_t moutlen, moutcap;
+static unsigned next_id = 1;
+
+static void put_frame(char type, unsigned id, const void *p, size_t n)
+{
+	if (moutlen + MUX_HDR + n > moutcap) {
+		size_t cap = moutcap ? moutcap : 65536;
+		while (cap < moutlen + MUX_HDR + n)
+			cap *= 2;
+		char *m = realloc(mout, cap);
+		if (!m)
+			exit(3);
+		mout = m;
+		moutcap = cap;
+	}
+	unsigned char *h = (unsigned char *)mout + moutlen;
+	h[0] = (unsigned char)type;
+	h[1] = (unsigned char)(id >> 24), h[2] = (unsigned char)(id >> 16);
+	h[3] = (unsigned char)(id >> 8), h[4] = (unsigned char)id;
+	h[5] = (unsigned char)(n >> 8), h[6] = (unsigned char)n;
+	if (n)
+		memcpy(h + MUX_HDR, p, n);
+	moutlen += MUX_HDR + n;
+}
+
+static void put_ack(struct mconn *c)
+{
+	unsigned char b[4] = {(unsigned char)(c->unacked >> 24), (unsigned char)(c->unacked >> 16),
+			      (unsigned char)(c->unacked >> 8), (unsigned char)c->unacked};
+	put_frame('A', c->id, b, 4);
+	c->unacked = 0;
+}
+
+static void conn_close(struct mconn *c, int tell)
+{
+	if (tell)
+		put_frame('X', c->id, NULL, 0);
+	close(c->fd);
+	free(c->in);
+	*c = (struct mconn){.fd = -1};
+}
+
+static struct mconn *conn_of(unsigned id)
+{
+	for (int i = 0; i < MUX_MAX_CONNS; i++)
+		if (mc[i].fd >= 0 && mc[i].id == id)
+			return &mc[i];
+	return NULL;
+}
+
+/* One frame from the host; -1 for one against the rules. */
+static int frame_in(char type, unsigned id, const unsigned char *p, size_t n)
+{
+	struct mconn *c = conn_of(id);
+	if (type == 'D') {
+		if (n == 0 || n > MUX_DATA_MAX)
+			return -1;
+		if (!c)
+			return 0;    /* it ended here meanwhile */
+		if (c->host_fin || c->inlen + n > MUX_WINDOW)
+			return -1;
+		if (c->inoff) {
+			memmove(c->in, c->in + c->inoff, c->inlen);
+			c->inoff = 0;
+		}
+		memcpy(c->in + c->inlen, p, n);
+		c->inlen += n;
+	} else if (type == 'A') {
+		if (n != 4)
+			return -1;
+		size_t k = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+		if (c && (c->credit += k) > MUX_WINDOW)
+			return -1;
+	} else if (type == 'F') {
+		if (c)
+			c->host_fin = 1;
+	} else if (type == 'X') {
+		if (c)
+			conn_close(c, 0);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Frames read from stdin, whole ones taken: -1 against the rules. */
+static int frames_in(unsigned char *b, size_t *len)
+{
+	size_t off = 0;
+	while (*len - off >= MUX_HDR) {
+		unsigned char *h = b + off;
+		size_t n = (size_t)h[5] << 8 | h[6];
+		if (n > MUX_DATA_MAX)
+			return -1;
+		if (*len - off < MUX_HDR + n)
+			break;
+		unsigned id = (unsigned)h[1] << 24 | (unsigned)h[2] << 16 | (unsigned)h[3] << 8 | h[4];
+		if (frame_in((char)h[0], id, h + MUX_HDR, n) < 0)
+			return -1;
+		off += MUX_HDR + n;
+	}
+	memmove(b, b + off, *len - off);
+	*len -= off;
+	return 0;
+}
+
+static void conn_accept(int lfd)
+{
+	int fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		return;
+	struct mconn *c = NULL;
+	for (int i = 0; i < MUX_MAX_CONNS && !c; i++)
+		if (mc[i].fd < 0)
+			c = &mc[i];
+	char *in = c ? malloc(MUX_WINDOW) : NULL;
+	if (!in) {
+		close(fd);
+		return;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	*c = (struct mconn){.fd = fd, .id = next_id++, .in = in, .credit = MUX_WINDOW};
+	put_frame('O', c->id, NULL, 0);
+}
+
+/* One connection after poll. */
+static void conn_step(struct mconn *c, short rev)
+{
+	if (rev & POLLNVAL) {
+		conn_close(c, 1);
+		return;
+	}
+	if (!c->fd_eof && c->credit && moutlen < MUX_OUT_SOFT && (rev & (POLLIN | POLLHUP | POLLERR))) {
+		char buf[MUX_DATA_MAX];
+		size_t want = c->credit < sizeof(buf) ? c->credit : sizeof(buf);
+		ssize_t r = read(c->fd, buf, want);
+		if (r > 0) {
+			put_frame('D', c->id, buf, (size_t)r);
+			c->credit -= (size_t)r;
+		} else if (r == 0) {
+			c->fd_eof = 1;
+			put_frame('F', c->id, NULL, 0);
+		} else if (errno != EAGAIN && errno != EINTR) {
+			conn_close(c, 1);
+			return;
+		}
+	}
+	if (c->inlen && (rev & (POLLOUT | POLLERR | POLLHUP))) {
+		ssize_t w = write(c->fd, c->in + c->inoff, c->inlen);
+		if (w < 0 && errno != EAGAIN && errno != EINTR) {
+			conn_close(c, 1);
+			return;
+		}
+		if (w > 0) {
+			c->inoff += (size_t)w;
+			c->inlen -= (size_t)w;
+			c->unacked += (size_t)w;
+			if (c->inlen == 0)
+				c->inoff = 0;
+		}
+		if (c->unacked >= MUX_WINDOW / 4 || (c->inlen == 0 && c->unacked))
+			put_ack(c);
+	}
+	if (c->host_fin && c->inlen == 0 && !c->shut) {
+		shutdown(c->fd, SHUT_WR);
+		c->shut = 1;
+	}
+	if (c->shut && c->fd_eof)
+		conn_close(c, 0);
+}
+
+static int listen_on(int port)
+{
+	struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+	s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(s, (struct sockaddr *)&s4, sizeof(s4)) < 0 || listen(s, 64) < 0)
+		return -1;
+	fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
+	return s;
+}
+
+static int relay_listen(int port)
+{
+	int lfd = listen_on(port);
+	if (lfd < 0) {
+		char why[200];
+		int n = snprintf(why, sizeof(why), "127.0.0.1:%d: %s", port, strerror(errno));
+		put_frame('E', 0, why, (size_t)n);
+		write_all(1, mout, moutlen);
+		return 1;
+	}
+	for (int i = 0; i < MUX_MAX_CONNS; i++)
+		mc[i].fd = -1;
+	put_frame('L', 0, NULL, 0);
+	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+	static unsigned char rb[65536 + MUX_HDR + MUX_DATA_MAX];
+	size_t rlen = 0, moff = 0;
+	for (;;) {
+		struct pollfd p[3 + MUX_MAX_CONNS];
+		int nconn = 0;
+		for (int i = 0; i < MUX_MAX_CONNS; i++)
+			nconn += mc[i].fd >= 0;
+		p[0] = (struct pollfd){.fd = 0, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = moutlen > moff ? 1 : -1, .events = POLLOUT};
+		p[2] = (struct pollfd){.fd = nconn < MUX_MAX_CONNS ? lfd : -1, .events = POLLIN};
+		for (int i = 0; i < MUX_MAX_CONNS; i++) {
+			struct mconn *c = &mc[i];
+			short ev = 0;
+			if (c->fd >= 0 && !c->fd_eof && c->credit && moutlen < MUX_OUT_SOFT)
+				ev |= POLLIN;
+			if (c->fd >= 0 && c->inlen)
+				ev |= POLLOUT;
+			p[3 + i] = (struct pollfd){.fd = ev ? c->fd : -1, .events = ev};
+		}
+		if (poll(p, 3 + MUX_MAX_CONNS, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 3;
+		}
+		if (p[0].revents) {
+			ssize_t r = read(0, rb + rlen, sizeof(rb) - rlen);
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				return 0;
+			if (r > 0) {
+				rlen += (size_t)r;
+				if (frames_in(rb, &rlen) < 0)
+					return 3;
+			}
+		}
+		for (int i = 0; i < MUX_MAX_CONNS; i++)
+			if (mc[i].fd >= 0 && p[3 + i].revents)
+				conn_step(&mc[i], p[3 + i].revents);
+		if (p[2].revents & POLLIN)
+			conn_accept(lfd);
+		if (moutlen > moff) {
+			ssize_t w = write(1, mout + moff, moutlen - moff);
+			if (w < 0 && errno != EAGAIN && errno != EINTR)
+				return 0;
+			if (w > 0)
+				moff += (size_t)w;
+			if (moff == moutlen)
+				moutlen = moff = 0;
+			else if (moff > moutcap / 2) {
+				memmove(mout, mout + moff, moutlen - moff);
+				moutlen -= moff;
+				moff = 0;
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int port;
+	if (argc != 3 || (strcmp(argv[1], "connect") != 0 && strcmp(argv[1], "listen") != 0) ||
+	    (port = parse_port(argv[2])) < 0) {
+		fputs("usage: sandbox-relay connect PORT | listen PORT\n", stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return argv[1][0] == 'c' ? relay_connect(port) : relay_listen(port);
 }

@@ -15,6 +15,7 @@
 #include "jsonr.h"
 #include "jvb.h"
 #include "opt_id.h"
+#include "records.h"
 #include "results.h"
 #include "spawn.h"
 #include "tool_text.h"
@@ -102,16 +103,30 @@ static void cell(struct sbuf *out, const char *s, size_t width)
 		sbuf_adds(out, "...");
 }
 
-static void row_text(struct sbuf *out, const struct jv *rec)
+void records_when(char when[32], const struct jv *rec)
 {
-	char when[32] = "?", word[48];
 	long long ms = record_ms(rec);
+	snprintf(when, 32, "?");
 	if (ms >= 0) {
 		time_t t = (time_t)(ms / 1000);
 		struct tm tm;
 		localtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		strftime(when, 32, "%Y-%m-%d %H:%M:%S", &tm);
 	}
+}
+
+void records_cell(struct sbuf *out, const char *s, size_t width, size_t column)
+{
+	size_t at = out->len;
+	cell(out, s, width);
+	size_t used = out->len - at;
+	sbuf_addf(out, "%*s", (int)(column > used ? column - used : 1), "");
+}
+
+static void row_text(struct sbuf *out, const struct jv *rec)
+{
+	char when[32], word[48];
+	records_when(when, rec);
 	outcome_word(word, sizeof(word), rec);
 	const struct jv *dur = jv_get(rec, "duration_ms");
 	struct sbuf asked = {0};
@@ -139,6 +154,7 @@ static void row_text(struct sbuf *out, const struct jv *rec)
 
 struct shown {
 	struct app *a;
+	const struct records_view *v;
 	long long since; /* ms since the epoch; 0: all */
 	size_t rows;
 };
@@ -158,9 +174,8 @@ static void show_line(struct shown *sh, const char *line)
 		sbuf_addc(&out, '\n');
 	} else {
 		if (sh->rows == 0)
-			sbuf_adds(&out, "TIME                 WORKSPACE                 VIA               COMMAND     "
-					"OUTCOME    DURATION  ASKED\n");
-		row_text(&out, rec);
+			sbuf_adds(&out, sh->v->header);
+		sh->v->row(&out, rec);
 	}
 	sh->rows++;
 	spawn_write_out(1, out.buf, out.len);
@@ -202,21 +217,37 @@ static int prune(struct app *a, const char *dir, struct err *e)
 	return rc;
 }
 
+static const struct records_view history_view = {
+	.what = "history",
+	.header = "TIME                 WORKSPACE                 VIA               COMMAND     "
+		  "OUTCOME    DURATION  ASKED\n",
+	.row = row_text,
+	.none = "no calls on record",
+};
+
 int cmd_history(struct app *a, struct err *e)
 {
 	const char *ref = a->o.args.n ? a->o.args.v[0] : a->ref;
 	if (ref && !history_name_ok(ref))
 		return err_set(e, ERR_USAGE, "'%s' is not a workspace's name; sandbox list shows them", ref);
-	char *dir = history_dir_new(e);
-	if (!dir)
-		return -1;
 	if (a->o.history.prune) {
+		char *dir = history_dir_new(e);
+		if (!dir)
+			return -1;
 		int rc = ref ? err_set(e, ERR_USAGE, "--prune removes the histories of every workspace that is gone; name none")
 			     : prune(a, dir, e);
 		free(dir);
 		return rc;
 	}
-	struct shown sh = {.a = a};
+	return records_show(a, &history_view, ref, e);
+}
+
+int records_show(struct app *a, const struct records_view *v, const char *ref, struct err *e)
+{
+	char *dir = history_dir_of_new(v->what, e);
+	if (!dir)
+		return -1;
+	struct shown sh = {.a = a, .v = v};
 	if (a->o.history.since > 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -240,7 +271,7 @@ int cmd_history(struct app *a, struct err *e)
 	for (size_t i = 0; rc == 0 && i < lines.n; i++)
 		show_line(&sh, lines.v[i]);
 	if (rc == 0 && !a->o.history.follow && sh.rows == 0 && !a->json)
-		fprintf(stderr, "no calls on record%s%s\n", ref ? " for " : "", ref ? ref : "");
+		fprintf(stderr, "%s%s%s\n", v->none, ref ? " for " : "", ref ? ref : "");
 	/* --follow: what comes, as it comes, until a signal. New workspaces'
 	 * files are seen when ref is none. */
 	while (rc == 0 && a->o.history.follow && !spawn_stopping()) {

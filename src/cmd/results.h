@@ -558,5 +558,7 @@ int cmd_mcp(struct app *a, struct err *e);
 int cmd_history(struct app *a, struct err *e);
 /* forward (cmd_forward.c): runs until a signal; its status. */
 int cmd_forward(struct app *a, struct err *e);
+/* net (cmd_net.c): the connections of network allow; net serve, a proxy. */
+int cmd_net(struct app *a, struct err *e);
 
 #endif

@@ -243,6 +243,15 @@ static const struct command commands[] = {
 		 "small relay of ours in the workspace), so it works with network none\n"
 		 "and over ssh. It prints where it listens first (--json: one object).\n",
 	 .flags = CF_NO_RESIDENT},
+	{C_NET, "net", .plain = cmd_net,
+	 .usage = "net [REF] [--since DURATION] [--follow]",
+	 .help = "Show the connections that the workspaces of network allow made (REF's\n"
+		 "only, when named), as their proxies decided them: when, the host and\n"
+		 "port asked for, allowed or refused and why, the address reached, the\n"
+		 "bytes each way, how long it lasted. A line is written as a connection\n"
+		 "ends, under ~/.local/state/sandbox/net, where no workspace can write.\n"
+		 "--json prints the records, one object a line.\n",
+	 .flags = CF_LENIENT | CF_NO_RESIDENT},
 	{C_HELP, "help",
 	 .usage = "help [COMMAND]",
 	 .help = "Show help.\n"},
@@ -284,7 +293,10 @@ static const struct opt opts[] = {
 	{O_KEY, "workdir", 0, NULL, C_NEW, 0, OT_TEXT, .key = "workdir", .metavar = "DIR",
 	 .help = "where commands start (default /workspace; created)"},
 	{O_KEY, "network", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "network",
-	 .metavar = "none|bridge|NAME", .help = "network (default none)"},
+	 .metavar = "none|allow|bridge|NAME", .help = "network (default none)"},
+	{O_KEY, "allow", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "allow", .metavar = "PATTERN",
+	 .help = "network allow: let this host through its proxy, as\n"
+		 "pypi.org, *.npmjs.org or github.com:22 (repeatable)"},
 	{O_KEY, "mount", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "mount", .metavar = "HOST[:CTR[:ro]]",
 	 .help = "bind mount (CTR defaults to the workdir)"},
 	{O_KEY, "memory", 0, NULL, C_NEWF, 0, OT_TEXT, .key = "memory", .metavar = "SIZE",
@@ -484,6 +496,10 @@ static const struct opt opts[] = {
 	 .help = "print the output as it comes until the job ends", .at = OPT_AT(logs.follow)},
 	{O_FOLLOW, "follow", 'f', NULL, CMD(C_HISTORY), 0, OT_FLAG,
 	 .help = "print new calls as they are made, until interrupted", .at = OPT_AT(history.follow)},
+	{O_FOLLOW, "follow", 'f', NULL, CMD(C_NET), 0, OT_FLAG,
+	 .help = "print connections as they end, until interrupted", .at = OPT_AT(history.follow)},
+	{O_SINCE, "since", 0, NULL, CMD(C_NET), 0, OT_TEXT, .metavar = "DURATION",
+	 .help = "only the connections of the last DURATION: 90s, 15m, 2h", .at = OPT_AT(history.since)},
 	{O_SINCE, "since", 0, NULL, CMD(C_HISTORY), 0, OT_TEXT, .metavar = "DURATION",
 	 .help = "only the calls of the last DURATION: 90s, 15m, 2h, 7d", .at = OPT_AT(history.since)},
 	{O_ADDRESS, "address", 0, NULL, CMD(C_FORWARD), 0, OT_TEXT, 1, 0, .metavar = "ADDR",

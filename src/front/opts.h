@@ -23,7 +23,7 @@ enum cmd_id {
 	C_CREATE, C_EXEC, C_RUN, C_START, C_STOP, C_DESTROY, C_LIST, C_PRUNE,
 	C_READ, C_WRITE, C_EDIT, C_GLOB, C_GREP, C_MCP, C_TRUST,
 	C_JOBS, C_LOGS, C_KILL, C_WAIT, C_CP, C_DIFF, C_APPLY, C_DOCTOR, C_SHELL, C_POOL,
-	C_SNAPSHOT, C_SNAPSHOTS, C_FORK, C_RESIDENT, C_HISTORY, C_FORWARD, C_HELP,
+	C_SNAPSHOT, C_SNAPSHOTS, C_FORK, C_RESIDENT, C_HISTORY, C_FORWARD, C_NET, C_HELP,
 	C_COUNT                /* how many: not a command */
 };
 /* A set of commands: an option's, a tool's. One bit a command. */

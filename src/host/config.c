@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "egress.h"
 #include "trust.h"
 #include "utf8.h"
 
@@ -39,6 +40,7 @@ void cfg_free(struct cfg *c)
 	free(c->from);
 	free(c->workdir);
 	free(c->network);
+	strvec_clear(&c->allow);
 	for (size_t i = 0; i < c->nmounts; i++) {
 		free(c->mounts[i].host);
 		free(c->mounts[i].ctr);
@@ -55,6 +57,60 @@ void cfg_free(struct cfg *c)
 	free(c->setup);
 	free(c->name);
 	memset(c, 0, sizeof(*c));
+}
+
+static void replace(char **slot, const char *value);
+
+bool cfg_network_allow(const struct cfg *c)
+{
+	return c->network && strcmp(c->network, CFG_NETWORK_ALLOW) == 0;
+}
+
+char *cfg_allow_label_new(const struct cfg *c)
+{
+	struct sbuf sb = {0};
+	for (size_t i = 0; i < c->allow.n; i++) {
+		if (i)
+			sbuf_addc(&sb, ' ');
+		sbuf_adds(&sb, c->allow.v[i]);
+	}
+	return sb.buf ? sb.buf : xstrdup("");
+}
+
+/* allow = PATTERN...: each, separated by spaces or commas, checked and
+ * kept in its one form, once; network becomes allow. */
+static int add_allow(struct cfg *c, const char *v, struct err *e)
+{
+	const char *p = v;
+	bool any = false;
+	for (;;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, " \t,");
+		if (n == 0)
+			break;
+		char word[EGRESS_PATTERN_MAX + 2], why[200], form[EGRESS_PATTERN_MAX + 16];
+		struct egress_pat pat;
+		if (n > EGRESS_PATTERN_MAX)
+			return err_set(e, ERR_USAGE, "allow '%.40s...': too long a pattern", p);
+		memcpy(word, p, n);
+		word[n] = '\0';
+		if (egress_pat_parse(word, &pat, why, sizeof(why)) < 0)
+			return err_set(e, ERR_USAGE, "allow '%s': %s", word, why);
+		egress_pat_format(&pat, form, sizeof(form));
+		bool dup = false;
+		for (size_t i = 0; i < c->allow.n && !dup; i++)
+			dup = strcmp(c->allow.v[i], form) == 0;
+		if (!dup && c->allow.n == EGRESS_MAX_PATTERNS)
+			return err_set(e, ERR_USAGE, "allow: at most %d patterns", EGRESS_MAX_PATTERNS);
+		if (!dup)
+			strvec_push(&c->allow, form);
+		any = true;
+		p += n;
+	}
+	if (!any)
+		return err_set(e, ERR_USAGE, "allow: give a host, as pypi.org, *.npmjs.org or github.com:22");
+	replace(&c->network, CFG_NETWORK_ALLOW);
+	return 0;
 }
 
 static void replace(char **slot, const char *value)
@@ -317,8 +373,10 @@ int cfg_set(struct cfg *c, const char *key, const char *v, struct err *e)
 		c->workdir_set = true;
 	} else if (strcmp(key, "network") == 0) {
 		if (*v == '-' || !charset_only(v, "_.-"))
-			return err_set(e, ERR_USAGE, "network '%s': expected none, bridge or a network name", v);
+			return err_set(e, ERR_USAGE, "network '%s': expected none, bridge, allow or a network name", v);
 		replace(&c->network, v);
+	} else if (strcmp(key, "allow") == 0) {
+		return add_allow(c, v, e);
 	} else if (strcmp(key, "mount") == 0) {
 		return add_mount(c, v, e);
 	} else if (strcmp(key, "memory") == 0) {

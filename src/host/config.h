@@ -15,6 +15,10 @@
 
 #define CFG_DEFAULT_WORKDIR "/workspace"
 #define CFG_DEFAULT_NETWORK "none"
+/* network = allow: no network but loopback, and a proxy on this side
+ * that lets through what the allow patterns name (man sandbox, NETWORK
+ * BY ALLOW-LIST). An allow key sets it too. */
+#define CFG_NETWORK_ALLOW "allow"
 #define CFG_DEFAULT_PIDS_LIMIT 2048
 #define CFG_DEFAULT_MAX_OUTPUT (1024 * 1024)
 #define CFG_DEFAULT_ENGINE_TIMEOUT 60.0
@@ -47,7 +51,8 @@ struct cfg {
 	char *from;         /* a snapshot's name, in place of image; NULL: none */
 	char *workdir;
 	bool workdir_set;   /* given, not the default: a snapshot's own yields */
-	char *network;
+	char *network;      /* none, bridge, a network's name, or CFG_NETWORK_ALLOW */
+	struct strvec allow; /* network = allow's patterns (egress.h), each in its one form */
 	struct cfg_mount *mounts;
 	size_t nmounts;
 	char *memory;
@@ -77,6 +82,10 @@ struct cfg {
 };
 
 void cfg_init(struct cfg *c);
+/* Whether c's network is allow. */
+bool cfg_network_allow(const struct cfg *c);
+/* The allow patterns as one label's value, space-separated (new). */
+char *cfg_allow_label_new(const struct cfg *c);
 void cfg_free(struct cfg *c);
 
 /* Sets one key ("image", "pids_limit", "env" with "K=V", ...), checking

@@ -16,15 +16,20 @@
 
 char *history_dir_new(struct err *e)
 {
+	return history_dir_of_new("history", e);
+}
+
+char *history_dir_of_new(const char *what, struct err *e)
+{
 	const char *state = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
 	char *dir;
 	if (state && state[0] == '/')
-		dir = xasprintf("%s/sandbox/history", state);
+		dir = xasprintf("%s/sandbox/%s", state, what);
 	else if (home && home[0] == '/')
-		dir = xasprintf("%s/.local/state/sandbox/history", home);
+		dir = xasprintf("%s/.local/state/sandbox/%s", home, what);
 	else {
-		err_set(e, ERR_CONFIG, "no place for the history: set HOME or XDG_STATE_HOME");
+		err_set(e, ERR_CONFIG, "no place for the %s: set HOME or XDG_STATE_HOME", what);
 		return NULL;
 	}
 	struct stat st;
@@ -34,7 +39,7 @@ char *history_dir_new(struct err *e)
 		return NULL;
 	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
-		err_set(e, ERR_CONFIG, "%s is not a directory of ours: no history is kept; remove it", dir);
+		err_set(e, ERR_CONFIG, "%s is not a directory of ours: nothing is kept there; remove it", dir);
 		free(dir);
 		return NULL;
 	}

@@ -22,6 +22,9 @@
 /* The directory, made when missing (0700, ours, no link): NULL with e
  * set when there is none to use. */
 char *history_dir_new(struct err *e);
+/* The same for another record kept so, ~/.local/state/sandbox/WHAT
+ * (the connections of network = allow: "net"). */
+char *history_dir_of_new(const char *what, struct err *e);
 /* Whether name may name a history file: a workspace's name. */
 bool history_name_ok(const char *name);
 /* Appends line (n bytes, no newline) to name's history. */

@@ -2,6 +2,7 @@
 #include "engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scripts.h"
@@ -90,6 +91,24 @@ void engine_runtime_args(struct strvec *out, const char *engine, const char *run
 		strvec_push(out, "--runtime-flag=network=none");
 }
 
+/* The proxy of network = allow, in every form tools read; the user's
+ * own env, after these, wins. */
+static void proxy_env(struct strvec *out)
+{
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ENGINE_PROXY_PORT);
+	static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+					    "http_proxy", "https_proxy", "all_proxy"};
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		strvec_pushf(out, "--env=%s=%s", names[i], url);
+	strvec_push(out, "--env=NO_PROXY=localhost,127.0.0.1,::1");
+	strvec_push(out, "--env=no_proxy=localhost,127.0.0.1,::1");
+	strvec_push(out, "--env=NODE_USE_ENV_PROXY=1");
+	strvec_pushf(out, "--env=JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%d "
+		     "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%d "
+		     "-Dhttp.nonProxyHosts=localhost|127.0.0.1", ENGINE_PROXY_PORT, ENGINE_PROXY_PORT);
+}
+
 int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cfg,
 		    const struct run_ids *ids, char *const *extra, size_t nextra,
 		    struct err *e)
@@ -99,11 +118,17 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 		return -1;
 	if (sc.network && strcmp(cfg->network, CFG_DEFAULT_NETWORK) != 0)
 		return err_set(e, ERR_USAGE, "--network %s conflicts with a --network in the engine run arguments; give only one", cfg->network);
+	bool allow = cfg_network_allow(cfg);
+	if (allow && cfg->allow.n == 0)
+		return err_set(e, ERR_USAGE, "network = allow lets nothing through without a pattern: add "
+			       "allow = HOST (or create --allow HOST), as pypi.org or *.npmjs.org");
+	/* The workspace itself has loopback alone: its proxy is on this side. */
+	const char *network = allow ? "none" : cfg->network;
 	if (!cfg->image && !cfg->from)
 		return err_set(e, ERR_USAGE, "no image: pass --image IMG or set image in sandbox.ini");
 
 	strvec_push(out, engine);
-	engine_runtime_args(out, engine, cfg->runtime, sc.network ? NULL : cfg->network, true);
+	engine_runtime_args(out, engine, cfg->runtime, sc.network ? NULL : network, true);
 	strvec_push(out, "run");
 	engine_runtime_args(out, engine, cfg->runtime, NULL, false);
 	strvec_push(out, "--detach");
@@ -118,10 +143,19 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 	strvec_pushf(out, "--label=%s=%lld", LABEL_EXPIRES, ids->expires);
 	strvec_pushf(out, "--label=%s=%ld", LABEL_IDLE, ids->idle);
 	strvec_pushf(out, "--label=%s=%s", LABEL_RUNTIME, cfg->runtime ? cfg->runtime : "");
+	char *patterns = allow ? cfg_allow_label_new(cfg) : NULL;
+	char seal[ENGINE_SEAL_LEN + 1];
+	if (patterns) {
+		engine_allow_seal(ids->nonce, patterns, seal);
+		strvec_pushf(out, "--label=%s=%s %s", LABEL_ALLOW, seal, patterns);
+	} else {
+		strvec_pushf(out, "--label=%s=", LABEL_ALLOW);
+	}
+	free(patterns);
 	strvec_push(out, "--init");
 	strvec_push(out, "--entrypoint=sh");
 	if (!sc.network)
-		strvec_pushf(out, "--network=%s", cfg->network);
+		strvec_pushf(out, "--network=%s", network);
 	if (!sc.pids_limit)
 		strvec_pushf(out, "--pids-limit=%ld", cfg->pids_limit);
 	/* Not --workdir: podman refuses one the image lacks. The label tells
@@ -133,6 +167,8 @@ int engine_run_argv(struct strvec *out, const char *engine, const struct cfg *cf
 		strvec_pushf(out, "--cpus=%s", cfg->cpus);
 	if (cfg->user)
 		strvec_pushf(out, "--user=%s", cfg->user);
+	if (allow)
+		proxy_env(out);
 	for (size_t i = 0; i < cfg->env.n; i++)
 		strvec_pushf(out, "--env=%s", cfg->env.v[i]);
 	for (size_t i = 0; i < cfg->nmounts; i++) {
@@ -205,7 +241,8 @@ void engine_inspect_argv(struct strvec *out, const char *engine, const char *ctr
 			 LABEL_WORKSPACE "\"}}\t{{index .Config.Labels \"" LABEL_WORKDIR "\"}}\t"
 			 "{{index .Config.Labels \"" LABEL_NONCE "\"}}\t"
 			 "{{index .Config.Labels \"" LABEL_EXPIRES "\"}}\t{{.Name}}\t"
-			 "{{index .Config.Labels \"" LABEL_RUNTIME "\"}}\t{{.HostConfig.NetworkMode}}");
+			 "{{index .Config.Labels \"" LABEL_RUNTIME "\"}}\t{{.HostConfig.NetworkMode}}\t"
+			 "{{index .Config.Labels \"" LABEL_ALLOW "\"}}");
 	strvec_push(out, "--");
 	strvec_push(out, ctr);
 }
@@ -447,6 +484,31 @@ void engine_image_rm_argv(struct strvec *out, const char *engine, const char *re
 	strvec_push(out, ref);
 }
 
+void engine_allow_seal(const char *nonce, const char *patterns, char out[ENGINE_SEAL_LEN + 1])
+{
+	struct sha256 h;
+	unsigned char d[32];
+	char hex[65];
+	sha256_init(&h);
+	sha256_update(&h, "sandbox-allow-1", 16);
+	sha256_update(&h, nonce, strlen(nonce) + 1);
+	sha256_update(&h, patterns, strlen(patterns));
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	memcpy(out, hex, ENGINE_SEAL_LEN);
+	out[ENGINE_SEAL_LEN] = '\0';
+}
+
+const char *engine_allow_open(const char *nonce, const char *label)
+{
+	char seal[ENGINE_SEAL_LEN + 1];
+	size_t n = strlen(label);
+	if (!nonce || n < ENGINE_SEAL_LEN + 2 || label[ENGINE_SEAL_LEN] != ' ')
+		return NULL;
+	engine_allow_seal(nonce, label + ENGINE_SEAL_LEN + 1, seal);
+	return memcmp(seal, label, ENGINE_SEAL_LEN) == 0 ? label + ENGINE_SEAL_LEN + 1 : NULL;
+}
+
 static void spec_put(struct sha256 *h, const char *key, const char *value)
 {
 	sha256_update(h, key, strlen(key) + 1);
@@ -466,6 +528,8 @@ void engine_spec(const struct cfg *cfg, char *const *extra, size_t nextra, long 
 	spec_put(&h, "image", cfg->image);
 	spec_put(&h, "workdir", cfg->workdir);
 	spec_put(&h, "network", cfg->network);
+	for (size_t i = 0; cfg_network_allow(cfg) && i < cfg->allow.n; i++)
+		spec_put(&h, "allow", cfg->allow.v[i]);
 	snprintf(num, sizeof(num), "%ld", cfg->pids_limit);
 	spec_put(&h, "pids_limit", num);
 	spec_put(&h, "memory", cfg->memory);

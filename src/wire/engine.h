@@ -23,6 +23,19 @@
 #define LABEL_IDLE "sandbox.idle"
 /* The OCI runtime the workspace was made with ("" for the engine's). */
 #define LABEL_RUNTIME "sandbox.runtime"
+/* network = allow's patterns, space-separated after a seal ("" for any
+ * other network): what the workspace's proxy lets through. The seal
+ * hashes them with the workspace's nonce, so that an image's label of
+ * that name, which shows through on a workspace made before there was
+ * one, opens nothing. */
+#define LABEL_ALLOW "sandbox.allow"
+#define ENGINE_SEAL_LEN 16
+void engine_allow_seal(const char *nonce, const char *patterns, char out[ENGINE_SEAL_LEN + 1]);
+/* The patterns of a label sealed for nonce, or NULL. */
+const char *engine_allow_open(const char *nonce, const char *label);
+/* Where a workspace of network = allow finds its proxy: its own
+ * 127.0.0.1:ENGINE_PROXY_PORT, named in every form tools read. */
+#define ENGINE_PROXY_PORT 3128
 /* What a workspace was made from, as a hash (engine_spec): a pool's
  * ready workspaces and the creates they serve share it. */
 #define LABEL_SPEC "sandbox.spec"

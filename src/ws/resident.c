@@ -80,7 +80,7 @@ static void endpoint_hash(const char *engine, char *const *envp, char out[17])
 
 /* DIR: made 0700 when missing; used only as a directory of ours that
  * nobody else can enter, reached without a link. */
-static char *runtime_dir(struct err *e)
+char *resident_dir_new(struct err *e)
 {
 	const char *own = getenv("SANDBOX_RUNTIME_DIR");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -113,7 +113,7 @@ static char *runtime_dir(struct err *e)
 
 static int socket_path(struct resident *r, struct err *e)
 {
-	if (!(r->dir = runtime_dir(e)))
+	if (!(r->dir = resident_dir_new(e)))
 		return -1;
 	char key[17];
 	endpoint_hash(r->engine, r->envp, key);
@@ -568,7 +568,7 @@ int resident_stop(const char *engine, char *const *envp, struct resident_info *i
 int resident_stop_all(long *stopped, struct err *e)
 {
 	*stopped = 0;
-	char *dir = runtime_dir(e);
+	char *dir = resident_dir_new(e);
 	DIR *d = dir ? opendir(dir) : NULL;
 	if (!d) {
 		if (dir)

@@ -59,6 +59,10 @@ void resident_kill(struct chan *c);
 /* Says on stderr (-v) how the last take went, when it went wrong. */
 void resident_say(const struct resident *r, const struct err *why);
 
+/* DIR, made 0700 when missing: NULL with e set when it is not a
+ * directory of ours that nobody else can enter. */
+char *resident_dir_new(struct err *e);
+
 /* The endpoint as a reader knows it: the engine's name and what in its
  * environment chooses the daemon ("docker, DOCKER_HOST=ssh://h"). */
 char *resident_endpoint_new(const char *engine, char *const *envp);

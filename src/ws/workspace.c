@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "netproxy.h"
 #include "resident.h"
 #include "scripts.h"
 #include "spawn.h"
@@ -26,6 +27,7 @@ void ws_free(struct ws *ws)
 	free(ws->nonce);
 	free(ws->runtime);
 	free(ws->network);
+	free(ws->allow);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -232,8 +234,8 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		out.buf[--out.len] = '\0';
 	/* ID, running, label, workdir, nonce, expires, name: tab-separated;
 	 * the workdir has no control characters (checked at create). */
-	char *f[9] = {out.buf ? out.buf : ""};
-	for (int i = 1; i < 9 && f[i - 1]; i++) {
+	char *f[10] = {out.buf ? out.buf : ""};
+	for (int i = 1; i < 10 && f[i - 1]; i++) {
 		f[i] = strchr(f[i - 1], '\t');
 		if (f[i])
 			*f[i]++ = '\0';
@@ -260,6 +262,8 @@ int ws_inspect(struct app *a, const char *ref, enum ws_state *state, struct ws *
 		ws->runtime = f[7] && cfg_valid_runtime(f[7]) && strcmp(f[7], "<no value>") != 0
 			      ? xstrdup(f[7]) : NULL;
 		ws->network = f[8] && cfg_valid_runtime(f[8]) ? xstrdup(f[8]) : NULL;
+		const char *allow = f[9] ? engine_allow_open(ws->nonce, f[9]) : NULL;
+		ws->allow = allow ? xstrdup(allow) : NULL;
 	}
 	rc = 0;
 done:
@@ -314,6 +318,10 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	case WS_RUNNING:
 		break;
 	}
+	/* Its proxy ends when it stops: a start, or a start by the engine,
+	 * needs a new one. */
+	if (netproxy_start(a, ws, e) < 0)
+		goto fail;
 	cache_put(a, ref, ws);
 	return 0;
 fail:
@@ -538,6 +546,11 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 		.expires = a->cfg.ttl > 0 ? now + a->cfg.ttl : 0,
 		.idle = idle, .pooled = pooled,
 	};
+	if (pooled && cfg_network_allow(&a->cfg)) {
+		ws_free(ws);
+		return err_set(e, ERR_USAGE, "a pool holds no workspace of network allow: its proxy "
+			       "would wait with it; create them as they are needed");
+	}
 	/* create --from, for one: the snapshot checked, its workdir taken. */
 	if (a->origin && a->origin->prepare && a->origin->prepare(a, e) < 0) {
 		ws_free(ws);
@@ -563,6 +576,14 @@ int ws_make(struct app *a, struct ws *ws, const char *name, long idle, bool pool
 	ws->workdir = xstrdup(a->cfg.workdir);
 	ws->runtime = a->cfg.runtime ? xstrdup(a->cfg.runtime) : NULL;
 	ws->expires = ids.expires;
+	ws->nonce = xstrdup(nonce);
+	if (cfg_network_allow(&a->cfg)) {
+		ws->allow = cfg_allow_label_new(&a->cfg);
+		if (netproxy_start(a, ws, e) < 0) {
+			remove_if_ours(a, ws->id, nonce);
+			goto done;
+		}
+	}
 	if (a->cfg.copy && copy_seed(a, ws, e) < 0) {
 		remove_if_ours(a, ws->id, nonce);
 		goto done;

@@ -22,6 +22,8 @@ struct ws {
 	long long expires; /* ttl's deadline, after an inspect; 0: none */
 	char *runtime; /* from the label, after an inspect; NULL: the engine's */
 	char *network; /* its network mode, after an inspect */
+	char *allow;   /* network = allow's patterns, space-separated, after an
+			* inspect or a create; NULL: another network */
 	bool cached;  /* id came from the cache, not from an inspect now */
 	bool pooled;  /* taken from a pool for a run, under its pool name */
 };

@@ -58,7 +58,7 @@ static const struct run_ids IDS = {.name = NAME, .created = CREATED, .nonce = NO
 		"--label=sandbox.version=" SANDBOX_VERSION,                    \
 		"--label=sandbox.nonce=" NONCE,                                \
 		"--label=sandbox.spec=" SPEC,                                  \
-		"--label=sandbox.expires=0", "--label=sandbox.idle=0", "--label=sandbox.runtime=", "--init", \
+		"--label=sandbox.expires=0", "--label=sandbox.idle=0", "--label=sandbox.runtime=", "--label=sandbox.allow=", "--init", \
 		"--entrypoint=sh"
 #define RUN_TAIL "--", "sandbox-test/busybox:1", "-c", SCRIPT_KEEPALIVE, NULL
 
@@ -201,7 +201,7 @@ static void test_run_extra(void)
 	/* Flags that merely start like ours are not ours. */
 	char *similar[] = {"--labelx=1", "--networks", "-e", "l=1", "-d"};
 	rc = engine_run_argv(&out, "docker", &c, &IDS, similar, ARRAY_LEN(similar), &e);
-	ok(rc == 0 && out.n > 0 && strcmp(out.v[14], "--network=none") == 0,
+	ok(rc == 0 && out.n > 0 && strcmp(out.v[15], "--network=none") == 0,
 	   "run: --labelx, --networks, -e l=1 are neither refused nor taken for --label/--network");
 	strvec_clear(&out);
 	cfg_free(&c);
@@ -300,7 +300,7 @@ static void test_run_expiry(void)
 		"--label=sandbox.nonce=" NONCE,
 		"--label=sandbox.spec=" SPEC,
 		"--label=sandbox.expires=1700003600",
-		"--label=sandbox.idle=1800", "--label=sandbox.runtime=",
+		"--label=sandbox.idle=1800", "--label=sandbox.runtime=", "--label=sandbox.allow=",
 		"--init", "--entrypoint=sh",
 		"--network=none", "--pids-limit=2048",
 		"--label=sandbox.workdir=/workspace",
@@ -405,7 +405,8 @@ static void test_queries(void)
 		"{{index .Config.Labels \"sandbox.workdir\"}}\t"
 		"{{index .Config.Labels \"sandbox.nonce\"}}\t"
 		"{{index .Config.Labels \"sandbox.expires\"}}\t{{.Name}}\t"
-		"{{index .Config.Labels \"sandbox.runtime\"}}\t{{.HostConfig.NetworkMode}}",
+		"{{index .Config.Labels \"sandbox.runtime\"}}\t{{.HostConfig.NetworkMode}}\t"
+		"{{index .Config.Labels \"sandbox.allow\"}}",
 		"--", "sandbox-abc", NULL};
 	is_argv(&out, inspect, "inspect: id, running, workspace label, workdir, nonce and expires labels, name, runtime label, network");
 	strvec_clear(&out);
@@ -641,8 +642,54 @@ static void test_run_runtime(void)
 	cfg_free(&c);
 }
 
+/* network = allow: no network in the workspace, the proxy in every
+ * form tools read, the patterns sealed with the nonce; refused with
+ * none; an image's label of the same name opens nothing. */
+static void test_run_allow(void)
+{
+	struct cfg c;
+	cfg_with_image(&c);
+	struct err e = {0};
+	struct strvec out = {0};
+	ok(cfg_set(&c, "network", "allow", &e) == 0 &&
+	   engine_run_argv(&out, "docker", &c, &IDS, NULL, 0, &e) < 0 && e.kind == ERR_USAGE,
+	   "network allow with no pattern is refused (%s)", e.msg);
+	strvec_clear(&out);
+	ok(cfg_set(&c, "network", "none", &e) == 0 && cfg_set(&c, "allow", "pypi.org, *.npmjs.org", &e) == 0 &&
+	   cfg_set(&c, "allow", "PYPI.org github.com:22", &e) == 0 && strcmp(c.network, "allow") == 0 &&
+	   c.allow.n == 3, "allow patterns: split, each once, and network allow");
+	ok(cfg_set(&c, "allow", "bad/pattern", &e) < 0 && e.kind == ERR_USAGE && c.allow.n == 3,
+	   "a bad pattern is refused, the list unchanged");
+	is_int(engine_run_argv(&out, "docker", &c, &IDS, NULL, 0, &e), 0, "run with allow builds");
+	bool none = false, proxy = false, java = false, node = false, noproxy = false;
+	const char *label = NULL;
+	for (size_t i = 0; i < out.n; i++) {
+		none |= strcmp(out.v[i], "--network=none") == 0;
+		proxy |= strcmp(out.v[i], "--env=https_proxy=http://127.0.0.1:3128") == 0;
+		java |= strncmp(out.v[i], "--env=JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1", 50) == 0;
+		node |= strcmp(out.v[i], "--env=NODE_USE_ENV_PROXY=1") == 0;
+		noproxy |= strncmp(out.v[i], "--env=NO_PROXY=localhost,127.0.0.1", 34) == 0;
+		if (strncmp(out.v[i], "--label=sandbox.allow=", 22) == 0)
+			label = out.v[i] + 22;
+	}
+	ok(none && proxy && java && node && noproxy, "no network; the proxy in its forms");
+	const char *pats = label ? engine_allow_open(IDS.nonce, label) : NULL;
+	is_str(pats ? pats : "(none)", "pypi.org *.npmjs.org github.com:22", "the label opens with the nonce");
+	ok(label && !engine_allow_open("ffffffffffffffff", label), "and with no other nonce");
+	ok(!engine_allow_open(IDS.nonce, "pypi.org") && !engine_allow_open(IDS.nonce, "") &&
+	   !engine_allow_open(IDS.nonce, "0123456789abcdef evil.org"), "an unsealed label opens nothing");
+	strvec_clear(&out);
+	char spec1[ENGINE_SPEC_LEN + 1], spec2[ENGINE_SPEC_LEN + 1];
+	engine_spec(&c, NULL, 0, 0, spec1);
+	cfg_set(&c, "allow", "evil.org", &e);
+	engine_spec(&c, NULL, 0, 0, spec2);
+	ok(strcmp(spec1, spec2) != 0, "the patterns are part of the spec");
+	cfg_free(&c);
+}
+
 int main(void)
 {
+	test_run_allow();
 	test_snapshots();
 	test_run_runtime();
 	test_run_defaults();

@@ -1,0 +1,166 @@
+/* netproxy.c: see netproxy.h. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, addchdir_np */
+#include "netproxy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "history.h"
+#include "resident.h"
+#include "spawn.h"
+
+char *netproxy_lock_new(const char *id, struct err *e)
+{
+	char *dir = resident_dir_new(e);
+	if (!dir)
+		return NULL;
+	char *path = xasprintf("%s/net-%.16s.lock", dir, id);
+	free(dir);
+	return path;
+}
+
+/* The lock at path, taken (LOCK_EX, within ms when wait): its fd, or -1
+ * (held, or no file). */
+static int take_lock(const char *path, long long ms)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	long long end = now_ms() + ms;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || now_ms() >= end || spawn_stopping()) {
+			close(fd);
+			return -1;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return fd;
+}
+
+bool netproxy_holds(const char *path)
+{
+	int fd = take_lock(path, 0);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return access(path, F_OK) == 0;
+}
+
+/* sandbox net serve ENGINE ID NAME TIMEOUT LOCK LOGDIR RESOLVE PATTERNS,
+ * in a session of its own, in /, fd 3 the pipe it answers on. */
+static int spawn_proxy(struct app *a, const struct ws *ws, const char *lock, const char *logdir,
+		       int wfd, struct err *e)
+{
+	char timeout[32];
+	snprintf(timeout, sizeof(timeout), "%g", a->cfg.engine_timeout);
+	const char *resolve = getenv("SANDBOX_RESOLVE");
+	char *argv[] = {"sandbox", "net", "serve", a->engine, ws->id, ws->name, timeout,
+			(char *)lock, (char *)logdir, (char *)(resolve && *resolve ? resolve : "-"),
+			ws->allow, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&fa);
+	spawn_attr_init(&attr, POSIX_SPAWN_SETSID);
+	posix_spawn_file_actions_adddup2(&fa, wfd, 3);
+	for (int i = 0; i < 3; i++)
+		posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	posix_spawn_file_actions_addchdir_np(&fa, "/");
+	pid_t pid;
+	int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, a->envp.v);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc != 0)
+		return err_set(e, ERR_ENGINE, "cannot start the proxy of %s: %s", ws->name, strerror(rc));
+	return 0;
+}
+
+/* Its word on rfd, within ms: 0 when ready, -1 with e saying why. */
+static int await_ready(const struct ws *ws, int rfd, long long ms, struct err *e)
+{
+	char buf[600];
+	size_t n = 0;
+	long long end = now_ms() + ms;
+	while (n < sizeof(buf) - 1) {
+		long long left = end - now_ms();
+		struct pollfd p = {rfd, POLLIN, 0};
+		if (left <= 0 || spawn_stopping())
+			break;
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		ssize_t k = read(rfd, buf + n, sizeof(buf) - 1 - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (buf[0] == NETPROXY_READY)
+			return 0;
+		if (memchr(buf, '\n', n))
+			break;
+	}
+	buf[n] = '\0';
+	if (n && buf[0] == NETPROXY_FAILED) {
+		buf[strcspn(buf, "\n")] = '\0';
+		return err_set(e, ERR_WORKSPACE, "the network proxy of %s: %s", ws->name, buf + 1);
+	}
+	if (spawn_stopping())
+		return err_set(e, ERR_INTERRUPTED, "interrupted while the network proxy of %s started",
+			       ws->name);
+	return err_set(e, ERR_WORKSPACE, "the network proxy of %s did not %s; see 'sandbox doctor'",
+		       ws->name, n || now_ms() < end ? "start" : "answer in time (engine_timeout)");
+}
+
+int netproxy_start(struct app *a, const struct ws *ws, struct err *e)
+{
+	if (!ws->allow)
+		return 0;
+	char *lock = netproxy_lock_new(ws->id, e);
+	char *logdir = lock ? history_dir_of_new("net", e) : NULL;
+	char *start = lock ? xasprintf("%s.start", lock) : NULL;
+	int rc = -1, sfd = -1;
+	long long ms = (long long)(a->cfg.engine_timeout * 1000) + 5000;
+	if (!logdir)
+		goto done;
+	/* One command starts it at a time: the next finds it running. */
+	if ((sfd = take_lock(start, ms)) < 0) {
+		err_set(e, ERR_WORKSPACE, "cannot lock %s", start);
+		goto done;
+	}
+	if (netproxy_holds(lock)) {
+		rc = 0;
+		goto done;
+	}
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err_set(e, ERR_ENGINE, "cannot make a pipe: %s", strerror(errno));
+		goto done;
+	}
+	if (spawn_verbose)
+		fprintf(stderr, "sandbox: starting the network proxy of %s\n", ws->name);
+	rc = spawn_proxy(a, ws, lock, logdir, pfd[1], e);
+	close(pfd[1]);
+	if (rc == 0)
+		rc = await_ready(ws, pfd[0], ms, e);
+	close(pfd[0]);
+done:
+	if (sfd >= 0)
+		close(sfd);
+	free(start);
+	free(logdir);
+	free(lock);
+	return rc;
+}
