@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "envp.h"
 #include "jsonr.h"
+#include "netproxy.h"
 #include "resident.h"
 #include "scripts.h"
 #include "results.h"
@@ -574,6 +575,44 @@ static void check_resident(struct app *a, struct doctor_result *r)
 	free(endpoint);
 }
 
+/* ---- the network ---- */
+
+/* The network mode of a new workspace, and for allow its patterns and
+ * the proxies that run (their locks held, each naming its workspace). */
+static void check_network(struct app *a, struct doctor_result *r)
+{
+	const char *net = a->cfg.network;
+	if (!cfg_network_allow(&a->cfg)) {
+		add(r, "network", DOCTOR_OK, NULL, "%s%s", net,
+		    strcmp(net, "none") == 0 ? ": loopback alone"
+		    : strcmp(net, "bridge") == 0 ? ": the engine's bridge, the internet and this host's networks"
+		    : ": a network of the engine's");
+		return;
+	}
+	if (a->cfg.allow.n == 0) {
+		add(r, "network", DOCTOR_FAIL, "add allow = HOST (as pypi.org), or pick another network",
+		    "allow, with no pattern: a create is refused");
+		return;
+	}
+	struct strvec running = {0};
+	struct err e = {0};
+	int rc = netproxy_running(&running, &e);
+	char *pats = cfg_allow_label_new(&a->cfg);
+	struct sbuf names = {0};
+	for (size_t i = 0; i < running.n; i++)
+		sbuf_addf(&names, "%s%s", i ? ", " : "", running.v[i]);
+	if (rc < 0)
+		add(r, "network", DOCTOR_FAIL, "remove that directory, or set SANDBOX_RUNTIME_DIR to one of mode 0700",
+		    "allow (%s): %s", pats, e.msg);
+	else
+		add(r, "network", DOCTOR_OK, NULL, "allow (%s): %zu prox%s running%s%s%s", pats, running.n,
+		    running.n == 1 ? "y" : "ies", running.n ? " (" : "", names.buf ? names.buf : "",
+		    running.n ? ")" : "");
+	sbuf_free(&names);
+	free(pats);
+	strvec_clear(&running);
+}
+
 int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 {
 	*r = (struct doctor_result){0};
@@ -608,6 +647,7 @@ int do_doctor(struct app *a, struct doctor_result *r, struct err *e)
 		return -1;
 	}
 	check_resident(a, r);
+	check_network(a, r);
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].state != DOCTOR_OK)
 			return 1;

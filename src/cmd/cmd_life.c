@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "engine.h"
+#include "netproxy.h"
 #include "pool.h"
 #include "results.h"
 #include "scripts.h"
@@ -56,6 +57,11 @@ int do_start(struct app *a, struct ref_result *r, struct err *e)
 	struct ws ws;
 	if (one_ref(a, &ref, e) < 0 || ws_attach(a, ref, false, &ws, e) < 0)
 		return -1;
+	/* Running now, or why not (ws_attach goes on without it). */
+	if (netproxy_start(a, &ws, e) < 0) {
+		ws_free(&ws);
+		return -1;
+	}
 	ref_fill(r, &ws);
 	ws_free(&ws);
 	return 0;

@@ -865,6 +865,11 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 		report(pc, NULL);
 		goto done;
 	}
+	/* Whose it is, for doctor. */
+	char who[200];
+	int wn = snprintf(who, sizeof(who), "%ld %s\n", (long)getpid(), pc->ws->name);
+	if (ftruncate(lock, 0) == 0 && wn > 0)
+		write_all(lock, who, (size_t)wn < sizeof(who) ? (size_t)wn : sizeof(who) - 1);
 	char why[200];
 	for (size_t i = 0; i < pc->npatterns && rc == 0; i++) {
 		if (px->npat == EGRESS_MAX_PATTERNS ||
@@ -876,6 +881,12 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 		rc = read_resolve(px, pc->resolve, e);
 	if (rc == 0)
 		rc = relay_start(px, e);
+	/* One that failed lets go of the lock before it says so: the next
+	 * command must find none running. */
+	if (rc < 0) {
+		close(lock);
+		lock = -1;
+	}
 	report(pc, rc == 0 ? NULL : e);
 	if (rc == 0)
 		run(px);

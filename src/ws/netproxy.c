@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, addchdir_np */
 #include "netproxy.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,6 +55,38 @@ bool netproxy_holds(const char *path)
 		return false;
 	}
 	return access(path, F_OK) == 0;
+}
+
+int netproxy_running(struct strvec *names, struct err *e)
+{
+	char *dir = resident_dir_new(e);
+	if (!dir)
+		return -1;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (strncmp(de->d_name, "net-", 4) != 0 || n < 9 || strcmp(de->d_name + n - 5, ".lock") != 0)
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		char buf[200] = "";
+		int fd = netproxy_holds(path) ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+		ssize_t k = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		const char *name = strchr(buf, ' ');
+		if (name && ws_check_ref(name + 1, NULL) == 0)
+			strvec_push(names, name + 1);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return 0;
 }
 
 /* sandbox net serve ENGINE ID NAME TIMEOUT LOCK LOGDIR RESOLVE PATTERNS,

@@ -23,6 +23,9 @@ int netproxy_start(struct app *a, const struct ws *ws, struct err *e);
 char *netproxy_lock_new(const char *id, struct err *e);
 /* Whether a proxy holds the lock at path. */
 bool netproxy_holds(const char *path);
+/* The workspaces whose proxies run (as each wrote in its lock: "PID
+ * NAME"), into names: 0, or -1 with e set (no directory to look in). */
+int netproxy_running(struct strvec *names, struct err *e);
 /* The proxy's words to the command that started it, on its fd 3:
  * NETPROXY_READY, or NETPROXY_FAILED and one line. */
 #define NETPROXY_READY 'R'

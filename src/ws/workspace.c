@@ -319,9 +319,15 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 		break;
 	}
 	/* Its proxy ends when it stops: a start, or a start by the engine,
-	 * needs a new one. */
-	if (netproxy_start(a, ws, e) < 0)
+	 * needs a new one. One that does not start costs the workspace its
+	 * network, not its commands (start says why: do_start). */
+	struct err why = {0};
+	if (netproxy_start(a, ws, &why) < 0 && (why.kind == ERR_INTERRUPTED || spawn_verbose))
+		fprintf(stderr, "sandbox: %s\n", why.msg);
+	if (why.kind == ERR_INTERRUPTED) {
+		*e = why;
 		goto fail;
+	}
 	cache_put(a, ref, ws);
 	return 0;
 fail:

@@ -108,6 +108,23 @@ test_expect_success 'forward over ssh: the workspace.s web server here, 5 client
 	kill -TERM "$F" && { wait_exit 60 "$F"; test $? = 143; }
 '
 
+# The proxy of network allow runs where sandbox does, its listener's
+# exec goes over ssh: the upstream is this file's own, on loopback, and
+# its name is mapped to it in the proxy's resolution.
+test_expect_success PYTHON 'network allow over ssh: through the proxy here, and nothing else' '
+	mkdir -p www && echo via-ssh >www/f &&
+	{ "$TEST_LIB_DIR/net-upstream" www "$TRASH/up-port" & } && bg_track $! &&
+	wait_until 30 test -s "$TRASH/up-port" && P=$(cat "$TRASH/up-port") &&
+	AREF=$(SANDBOX_RESOLVE=up.test=127.0.0.1 rsb create --image "$IMAGE" --allow "up.test:$P 127.0.0.1:$P") &&
+	rsb -w "$AREF" exec -- wget -q -O - "http://up.test:$P/f" >got &&
+	cmp_text via-ssh got &&
+	! rsb -w "$AREF" exec -- wget -q -O - "http://other.test:$P/f" 2>err &&
+	grep_file "403" err &&
+	rsb net "$AREF" --json | tail -n 1 >rec &&
+	json_check rec "d[\"verdict\"] == \"refused\" and d[\"host\"] == \"other.test\"" &&
+	rsb destroy "$AREF"
+'
+
 test_expect_success '--mount names a directory of the daemon'"'"'s machine (here the same one), made absolute first' '
 	mkdir -p shared &&
 	MREF=$(rsb create --image "$IMAGE" --mount shared:/shared) &&

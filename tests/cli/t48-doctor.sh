@@ -29,11 +29,11 @@ TRUST_FIX="check it, then run ${SQ}sandbox trust${SQ} (or name it with --config)
 test_expect_success 'doctor passes on a healthy engine with the image: exit 0, every line ok' '
 	sb doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	line_count 10 out &&
+	line_count 11 out &&
 	no_grep_file -v "^ok    " out &&
 	cut -d: -f1 out >names &&
 	printf "%s\n" "ok    user config" "ok    project config" "ok    engine" "ok    daemon" \
-		"ok    rootless" "ok    cgroups" "ok    limits" "ok    image" "ok    runtime" "ok    resident" >expect &&
+		"ok    rootless" "ok    cgroups" "ok    limits" "ok    image" "ok    runtime" "ok    resident" "ok    network" >expect &&
 	cmp_file expect names &&
 	grep_file "^ok    engine: /.*$ENGINE" out &&
 	grep_file "^ok    cgroups: v[12]$" out &&
@@ -140,11 +140,11 @@ test_expect_success 'a broken user config: its line fails with the file and line
 test_expect_success PYTHON '--json: one object, a check per line of the text, ok only when all are' '
 	sb --json doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	json_check out "d[\"ok\"] is True and [c[\"check\"] for c in d[\"checks\"]] == [\"user config\", \"project config\", \"engine\", \"daemon\", \"rootless\", \"cgroups\", \"limits\", \"image\", \"runtime\", \"resident\"] and all(c[\"ok\"] and not c[\"skipped\"] and c[\"fix\"] is None and c[\"detail\"] for c in d[\"checks\"])" &&
+	json_check out "d[\"ok\"] is True and [c[\"check\"] for c in d[\"checks\"]] == [\"user config\", \"project config\", \"engine\", \"daemon\", \"rootless\", \"cgroups\", \"limits\", \"image\", \"runtime\", \"resident\", \"network\"] and all(c[\"ok\"] and not c[\"skipped\"] and c[\"fix\"] is None and c[\"detail\"] for c in d[\"checks\"])" &&
 	expect_status 1 env "$HOST_VAR=unix:///nonexistent" "$SANDBOX" --engine "$ENGINE" --json \
 		doctor --image "$IMAGE" >out 2>err &&
 	must_be_empty err &&
-	json_check out "d[\"ok\"] is False and [(c[\"check\"], c[\"ok\"], c[\"skipped\"]) for c in d[\"checks\"][3:]] == [(\"daemon\", False, False), (\"rootless\", False, True), (\"cgroups\", False, True), (\"limits\", False, True), (\"image\", False, True), (\"runtime\", False, True), (\"resident\", True, False)] and \"unix:///nonexistent\" in d[\"checks\"][3][\"detail\"] and d[\"checks\"][3][\"fix\"]"
+	json_check out "d[\"ok\"] is False and [(c[\"check\"], c[\"ok\"], c[\"skipped\"]) for c in d[\"checks\"][3:]] == [(\"daemon\", False, False), (\"rootless\", False, True), (\"cgroups\", False, True), (\"limits\", False, True), (\"image\", False, True), (\"runtime\", False, True), (\"resident\", True, False), (\"network\", True, False)] and \"unix:///nonexistent\" in d[\"checks\"][3][\"detail\"] and d[\"checks\"][3][\"fix\"]"
 '
 
 test_expect_success 'doctor takes no argument (exit 2), and has its help' '

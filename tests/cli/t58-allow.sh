@@ -1,0 +1,309 @@
+#!/bin/bash
+# network = allow (man sandbox, NETWORK BY ALLOW-LIST): the workspace has
+# loopback alone and reaches, through its proxy on this side, what its
+# patterns name, and nothing else. Bad patterns are refused with 2 and
+# nothing made; the proxy is named in every form tools read; real clients
+# get through (BusyBox wget; on Debian apt's http and https methods and
+# perl), bytes intact both ways, 20 at once, one stalled reader stopping
+# only itself; a name not listed, a listed name at another port, a name
+# that resolves to loopback, an address literal, a bad or endless request
+# head, a Host that disagrees: refused, each with its reason, on record;
+# a tool that ignores the proxy finds no network; a relay the workspace
+# replaced with a forger ends its own proxy and nothing else; stop,
+# start and destroy take the proxy with them; net shows the record, as a
+# table, --json and --follow.
+#
+# Network: loopback only. The upstreams are this file's own
+# (tests/net-upstream on 127.0.0.1), and every name the patterns allow is
+# mapped to them in the proxy's resolution (SANDBOX_RESOLVE): no name is
+# resolved by any resolver and no packet goes to an address the file did
+# not make.
+. "$(dirname "$0")/../lib.sh"
+need_engine
+command -v openssl >/dev/null 2>&1 && test_set_prereq OPENSSL
+case $BASE_IMAGE in
+*busybox*) test_set_prereq BUSYBOX ;;
+*) test_set_prereq DEBIAN ;;
+esac
+
+UPSTREAM=$TEST_LIB_DIR/net-upstream
+export SANDBOX_RESOLVE=up.test=127.0.0.1,tls.test=127.0.0.1,home.test=127.0.0.1
+
+# up_start VAR DIR [--tls CERT KEY]: a net-upstream of ours in the
+# background, its port in VAR once it listens.
+up_start() {
+	local var=$1 dir=$2 pf
+	shift 2
+	pf=$TRASH/port-$var
+	"$UPSTREAM" "$dir" "$pf" "$@" &
+	bg_track $!
+	wait_until 30 test -s "$pf" || return 1
+	printf -v "$var" '%s' "$(cat "$pf")"
+}
+# ws_id REF: the container's full ID.
+ws_id() { eng container inspect --format '{{.Id}}' "$1"; }
+# proxy_of ID: the pid of ID's proxy, if one runs.
+proxy_of() { pgrep -f -- "net serve [^ ]* $1 " || true; }
+no_proxy_of() { [ -z "$(proxy_of "$1")" ]; }
+has_proxy_of() { [ -n "$(proxy_of "$1")" ]; }
+# fetch URL FILE: a real client in the workspace, through the proxy.
+fetch() {
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -- wget -q -O "$2" "$1"
+	else
+		sb -w "$REF" exec -- /usr/lib/apt/apt-helper -o Acquire::https::Verify-Peer=false \
+			-o Acquire::https::Verify-Host=false download-file "$1" "$2"
+	fi
+}
+# last_rec PY: the last record of REF's connections (net --json) holds
+# for the python expression PY over it, d.
+last_rec() {
+	sb net "$REF" --json | tail -n 1 >rec.json && json_check rec.json "$1"
+}
+
+test_expect_success 'bad patterns, or none: refused with 2, nothing made' '
+	for bad in "bad/x" "*" "a.*.b" "fd00::1" "x:0" "x:65536" "http://x" "[fd00::1"; do
+		expect_status 2 sb create --image "$IMAGE" --allow "$bad" 2>err || return 1
+		grep_file "^sandbox: create: allow " err || return 1
+	done &&
+	expect_status 2 sb create --image "$IMAGE" --network allow 2>err &&
+	grep_file "network = allow lets nothing through without a pattern" err &&
+	printf "[sandbox]\nallow = pypi.org bad/pattern\n" >bad.ini &&
+	expect_status 2 sb --config bad.ini create --image "$IMAGE" 2>err &&
+	grep_file "allow .bad/pattern." err &&
+	no_workspace_left
+'
+
+test_expect_success PYTHON 'setup: our upstreams on loopback, a workspace that may reach them' '
+	mkdir -p www && echo hello-upstream >www/small &&
+	head -c 3000000 /dev/urandom >www/big && sha256sum <www/big | cut -d" " -f1 >big.sha &&
+	up_start UP www &&
+	up_start HOMEP www &&
+	if test_have_prereq OPENSSL; then
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
+			-subj /CN=tls.test 2>/dev/null &&
+		up_start TLS www --tls cert.pem key.pem
+	fi &&
+	new_ws REF --allow "up.test:$UP 127.0.0.1:$UP" --allow "home.test:$HOMEP" \
+		${TLS:+--allow "tls.test:$TLS" --allow "127.0.0.1:$TLS"} &&
+	ID=$(ws_id "$REF") &&
+	has_proxy_of "$ID"
+'
+
+test_expect_success PYTHON 'the proxy is named in every form tools read' '
+	sb -w "$REF" exec -- env >env &&
+	for v in HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy; do
+		grep_file "^$v=http://127.0.0.1:3128\$" env || return 1
+	done &&
+	grep_file "^NO_PROXY=localhost,127.0.0.1,::1\$" env &&
+	grep_file "^no_proxy=localhost,127.0.0.1,::1\$" env &&
+	grep_file "^NODE_USE_ENV_PROXY=1\$" env &&
+	grep_file "^JAVA_TOOL_OPTIONS=.*-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 .*-Dhttps.proxyPort=3128" env
+'
+
+test_expect_success PYTHON 'a real client gets through: the bytes intact, the connection on record' '
+	fetch "http://up.test:$UP/big" /tmp/big &&
+	sb -w "$REF" exec -- sha256sum /tmp/big | cut -d" " -f1 >got &&
+	cmp_file big.sha got &&
+	last_rec "d[\"verdict\"] == \"allowed\" and d[\"host\"] == \"up.test\" and d[\"port\"] == $UP and d[\"method\"] == \"GET\" and d[\"address\"] == \"127.0.0.1\" and d[\"received\"] > 3000000 and d[\"sent\"] > 0 and d[\"workspace\"] == \"$REF\" and d[\"ms\"] >= 0" &&
+	grep_file "^GET /big HTTP/1" "$TRASH/port-UP.log"
+'
+
+test_expect_success PYTHON 'a plain request goes on in origin form, its hops dropped' '
+	fetch "http://up.test:$UP/echo-headers" /tmp/h &&
+	sb -w "$REF" exec -- cat /tmp/h >h &&
+	grep_file "^GET /echo-headers HTTP/1" h &&
+	grep_file -i "^Connection: close" h &&
+	no_grep_file -i "^Proxy-" h
+'
+
+# BusyBox's wget posts a file as a string: text, with no NUL in it.
+test_expect_success PYTHON,BUSYBOX 'an upload goes through intact (BusyBox wget --post-file)' '
+	sb -w "$REF" exec -c "head -c 3750000 /dev/urandom | base64 >/tmp/up &&
+		echo \$(wc -c </tmp/up) \$(sha256sum </tmp/up)" | cut -d" " -f1,2 >expect &&
+	sb -w "$REF" exec -- wget -q -O - --post-file /tmp/up "http://up.test:$UP/post" >posted &&
+	grep_file "^5[0-9]\{6\} " expect &&
+	cmp_file expect posted
+'
+
+test_expect_success PYTHON,DEBIAN 'perl through the proxy: an upload intact, a refusal read' '
+	cat >post.pl <<-\EOF &&
+	use IO::Socket::INET;
+	my ($port, $n) = @ARGV;
+	my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:3128") or die "connect: $!";
+	my $body = "x" x $n;
+	print $s "POST http://up.test:$port/post HTTP/1.1\r\nHost: up.test:$port\r\nContent-Length: $n\r\n\r\n$body";
+	local $/; my $r = <$s>; print $r;
+	EOF
+	sb -w "$REF" write /tmp/post.pl <post.pl &&
+	sb -w "$REF" exec -- perl /tmp/post.pl "$UP" 2000000 >out &&
+	grep_file "^2000000 $(head -c 2000000 /dev/zero | tr "\0" x | sha256sum | cut -d" " -f1)" out
+'
+
+test_expect_success PYTHON,OPENSSL,DEBIAN 'https through CONNECT: apt gets the file' '
+	fetch "https://tls.test:$TLS/small" /tmp/s &&
+	sb -w "$REF" exec -- cat /tmp/s >s &&
+	echo hello-upstream >expect && cmp_file expect s &&
+	last_rec "d[\"verdict\"] == \"allowed\" and d[\"method\"] == \"CONNECT\" and d[\"host\"] == \"tls.test\" and d[\"port\"] == $TLS"
+'
+
+test_expect_success PYTHON,DEBIAN 'apt-get update reaches our upstream through the proxy' '
+	echo "deb [trusted=yes] http://up.test:$UP/debian stable main" >sources &&
+	sb -w "$REF" write /tmp/sources <sources &&
+	sb -w "$REF" exec -- apt-get -o Dir::Etc::sourcelist=/tmp/sources -o Dir::Etc::sourceparts=/nonexistent \
+		update >apt.out 2>&1 || :
+	grep_file "/debian/dists/stable/" "$TRASH/port-UP.log"
+'
+
+test_expect_success PYTHON,OPENSSL,BUSYBOX 'an https URI sent as a request (BusyBox wget): refused, 400' '
+	expect_status 1 sb -w "$REF" exec -- wget -q -O /tmp/x "https://tls.test:$TLS/small" 2>err &&
+	grep_file "400" err &&
+	last_rec "d[\"verdict\"] == \"refused\" and \"CONNECT\" in d[\"why\"]"
+'
+
+test_expect_success PYTHON,BUSYBOX 'a tunnel: CONNECT carries the bytes as they are' '
+	sb -w "$REF" exec -c "{ printf \"CONNECT up.test:$UP HTTP/1.1\\r\\n\\r\\nGET /big HTTP/1.0\\r\\n\\r\\n\"; sleep 30; } |
+		timeout 60 nc 127.0.0.1 3128 >/tmp/t; sed -n 1p /tmp/t" >line &&
+	grep_file "^HTTP/1.1 200 Connection established" line &&
+	sb -w "$REF" exec -c "sed \"1,/^\\r\$/d\" /tmp/t | sed \"1,/^\\r\$/d\" | sha256sum" | cut -d" " -f1 >got &&
+	cmp_file big.sha got
+'
+
+test_expect_success PYTHON 'twenty at once, each intact' '
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "for i in \$(seq 20); do wget -q -O /tmp/m\$i http://up.test:$UP/big & done; wait;
+			sha256sum /tmp/m* | cut -d\" \" -f1 | sort | uniq -c" >many
+	else
+		sb -w "$REF" exec -c "for i in \$(seq 20); do /usr/lib/apt/apt-helper download-file http://up.test:$UP/big /tmp/m\$i >/dev/null & done; wait;
+			sha256sum /tmp/m* | cut -d\" \" -f1 | sort | uniq -c" >many
+	fi &&
+	echo "20 $(cat big.sha)" >expect &&
+	sed "s/^ *//" many >got && cmp_file expect got
+'
+
+test_expect_success PYTHON,BUSYBOX 'a reader that stalls stops only its own connection' '
+	{ "$SANDBOX" --engine "$ENGINE" -w "$REF" exec --timeout 120 -c "mkfifo /tmp/stall;
+		{ wget -q -O - http://up.test:$UP/big >/tmp/stall & } ; exec 3</tmp/stall; sleep 1000 <&3" >/dev/null 2>&1 & } &&
+	bg_track $! &&
+	wait_until 60 grep -q "GET /big" "$TRASH/port-UP.log" &&
+	fetch "http://up.test:$UP/small" /tmp/s2 &&
+	sb -w "$REF" exec -- cat /tmp/s2 >s2 && echo hello-upstream >expect && cmp_file expect s2 &&
+	sb -w "$REF" exec -c "kill \$(pidof sleep) 2>/dev/null; :"
+'
+
+test_expect_success PYTHON 'refused: a name not listed, another port, an address literal' '
+	! fetch "http://other.test:$UP/small" /tmp/x 2>err &&
+	last_rec "d[\"verdict\"] == \"refused\" and d[\"host\"] == \"other.test\" and \"not on the allow-list\" in d[\"why\"] and d[\"address\"] == \"\"" &&
+	! fetch "http://up.test:$HOMEP/small" /tmp/x 2>err &&
+	last_rec "d[\"verdict\"] == \"refused\" and d[\"port\"] == $HOMEP" &&
+	! fetch "http://127.0.0.2:$UP/small" /tmp/x 2>err &&
+	last_rec "d[\"verdict\"] == \"refused\" and d[\"host\"] == \"127.0.0.2\"" &&
+	! grep -q "other.test\|127.0.0.2" "$TRASH/port-UP.log"
+'
+
+test_expect_success PYTHON 'refused: an allowed name that resolves to loopback, not listed' '
+	! fetch "http://home.test:$HOMEP/small" /tmp/x 2>err &&
+	last_rec "d[\"verdict\"] == \"refused\" and \"127.0.0.1\" in d[\"why\"] and \"loopback\" in d[\"why\"]" &&
+	! test -s "$TRASH/port-HOMEP.log"
+'
+
+# raw HEAD: sends the bytes of printf's format HEAD to the proxy from the
+# workspace, and prints what comes back.
+raw() {
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "printf \"$1\" | timeout 60 nc 127.0.0.1 3128"
+	else
+		sb -w "$REF" exec -- perl -MIO::Socket::INET -e '
+			my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:3128") or die;
+			print $s sprintf($ARGV[0]); shutdown($s, 1); local $/; print <$s>;' "$1"
+	fi
+}
+
+test_expect_success PYTHON 'refused: garbage, a Host that disagrees, an endless head' '
+	raw "garbage\\r\\n\\r\\n" >out &&
+	grep_file "^HTTP/1.1 400 " out &&
+	grep_file "^sandbox: " out &&
+	raw "GET http://up.test:$UP/small HTTP/1.1\\r\\nHost: other.test\\r\\n\\r\\n" >out &&
+	grep_file "^HTTP/1.1 400 " out &&
+	last_rec "d[\"verdict\"] == \"refused\" and \"Host\" in d[\"why\"]" &&
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "{ printf \"GET http://up.test/ HTTP/1.1\\r\\nX: \"; head -c 20000 /dev/zero | tr \"\\0\" a; sleep 30; } | timeout 60 nc 127.0.0.1 3128" >out
+	else
+		raw "GET http://up.test/ HTTP/1.1\\r\\nX: $(head -c 20000 /dev/zero | tr "\0" a)" >out
+	fi &&
+	grep_file "^HTTP/1.1 431 " out
+'
+
+test_expect_success PYTHON 'a tool that ignores the proxy finds no network' '
+	if test_have_prereq BUSYBOX; then
+		! sb -w "$REF" exec -- wget -Y off -q -O /tmp/x "http://up.test:$UP/small" 2>err &&
+		! sb -w "$REF" exec -- nslookup up.test >out 2>&1
+	else
+		! sb -w "$REF" exec -- perl -MIO::Socket::INET -e "IO::Socket::INET->new(PeerAddr => q(up.test:$UP)) or die qq(no: \$@)" 2>err
+	fi &&
+	! sb -w "$REF" exec -- sh -c "grep -v \" lo:\" /proc/net/dev | grep -q :"
+'
+
+test_expect_success PYTHON 'net: the table, --json, one workspace, --since' '
+	sb net "$REF" >table &&
+	head -n 1 table >head &&
+	grep_file "^TIME *WORKSPACE *VERDICT *METHOD *HOST *SENT *RECEIVED *DURATION *WHY" head &&
+	grep_file " allowed *GET *up.test:$UP " table &&
+	grep_file " refused *GET *other.test:$UP .*not on the allow-list" table &&
+	sb net --json --since 1h >all.json &&
+	python3 -c "import json, sys
+recs = [json.loads(l) for l in open(\"all.json\")]
+assert recs and all(set(r) == {\"time\", \"workspace\", \"method\", \"host\", \"port\", \"verdict\", \"why\", \"address\", \"sent\", \"received\", \"ms\"} for r in recs), recs
+assert any(r[\"workspace\"] == sys.argv[1] for r in recs)" "$REF" &&
+	expect_status 2 sb net "bad name!" 2>err &&
+	grep_file "not a workspace.s name" err
+'
+
+test_expect_success PYTHON 'net --follow shows a connection as it ends' '
+	{ "$SANDBOX" --engine "$ENGINE" net "$REF" --follow --json >follow & } &&
+	FOLLOW=$! && bg_track "$FOLLOW" &&
+	fetch "http://up.test:$UP/small?follow" /tmp/f &&
+	wait_until 30 grep -q "small?follow\|\"received\"" follow &&
+	kill "$FOLLOW" && wait_exit 30 "$FOLLOW"; :
+'
+
+test_expect_success PYTHON 'a relay the workspace replaced: its proxy ends, nothing else' '
+	sb -w "$REF" exec -c "for p in /proc/[0-9]*; do tr \"\\0\" \" \" <\$p/cmdline 2>/dev/null | grep -q \"[l]isten 3128\" && kill -9 \${p#/proc/}; done; :" &&
+	wait_until 60 no_proxy_of "$ID" &&
+	printf "#!/bin/sh\nprintf \"L\\\\0\\\\0\\\\0\\\\0\\\\0\\\\0\"\nexec head -c 50000000 /dev/zero\n" >forger &&
+	RELAY=$(sb -w "$REF" exec -c "ls /tmp/.sandbox-relay-*") &&
+	sb -w "$REF" write "$RELAY" <forger &&
+	sb -w "$REF" exec -- chmod 755 "$RELAY" &&
+	# Refused as it starts, or at the first frame after its word (which
+	# may come in a read of its own): gone either way.
+	{ sb start "$REF" 2>err ||
+		grep_file "the network proxy of $REF: its listener broke the frames. rules" err; } &&
+	wait_until 60 no_proxy_of "$ID" &&
+	sb -w "$REF" exec -- true &&
+	sb -w "$REF" exec -c "rm -f /tmp/.sandbox-relay-*" &&
+	sb start "$REF" &&
+	has_proxy_of "$ID" &&
+	fetch "http://up.test:$UP/small" /tmp/again
+'
+
+test_expect_success PYTHON 'doctor: the network mode, and the proxies that run' '
+	printf "[sandbox]\nallow = up.test:%s\n" "$UP" >allow.ini &&
+	{ sb --config allow.ini doctor >out 2>/dev/null || :; } &&
+	grep_file "^ok    network: allow (up.test:$UP): [0-9]* prox[a-z]* running (.*$REF.*)\$" out &&
+	printf "[sandbox]\nnetwork = allow\n" >none.ini &&
+	{ sb --config none.ini doctor >out 2>/dev/null || :; } &&
+	grep_file "^FAIL  network: allow, with no pattern" out
+'
+
+test_expect_success PYTHON 'stop ends the proxy, start brings it back, destroy ends it' '
+	sb stop "$REF" &&
+	wait_until 60 no_proxy_of "$ID" &&
+	sb start "$REF" &&
+	has_proxy_of "$ID" &&
+	fetch "http://up.test:$UP/small" /tmp/after &&
+	sb destroy "$REF" &&
+	wait_until 60 no_proxy_of "$ID" &&
+	no_workspace_left
+'
+
+test_done
