@@ -255,8 +255,13 @@ static void put_ack(struct mconn *c)
 	c->unacked = 0;
 }
 
+/* Out of descriptors: no accept until a connection ends (it would
+ * spin). */
+static int accept_stalled;
+
 static void conn_close(struct mconn *c, int tell)
 {
+	accept_stalled = 0;
 	if (tell)
 		put_frame('X', c->id, NULL, 0);
 	close(c->fd);
@@ -328,11 +333,14 @@ static int frames_in(unsigned char *b, size_t *len)
 	return 0;
 }
 
+
 static void conn_accept(int lfd)
 {
 	int fd = accept(lfd, NULL, NULL);
-	if (fd < 0)
+	if (fd < 0) {
+		accept_stalled = errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
 		return;
+	}
 	struct mconn *c = NULL;
 	for (int i = 0; i < MUX_MAX_CONNS && !c; i++)
 		if (mc[i].fd < 0)
@@ -429,7 +437,7 @@ static int relay_listen(int port)
 			nconn += mc[i].fd >= 0;
 		p[0] = (struct pollfd){.fd = 0, .events = POLLIN};
 		p[1] = (struct pollfd){.fd = moutlen > moff ? 1 : -1, .events = POLLOUT};
-		p[2] = (struct pollfd){.fd = nconn < MUX_MAX_CONNS ? lfd : -1, .events = POLLIN};
+		p[2] = (struct pollfd){.fd = nconn < MUX_MAX_CONNS && !accept_stalled ? lfd : -1, .events = POLLIN};
 		for (int i = 0; i < MUX_MAX_CONNS; i++) {
 			struct mconn *c = &mc[i];
 			short ev = 0;
@@ -452,6 +460,13 @@ static int relay_listen(int port)
 				rlen += (size_t)r;
 				if (frames_in(rb, &rlen) < 0)
 					return 3;
+			}
+			/* An end from the host after the last bytes were written
+			 * wakes no poll of the socket: pass it on now. */
+			for (int i = 0; i < MUX_MAX_CONNS; i++) {
+				struct mconn *c = &mc[i];
+				if (c->fd >= 0 && ((c->host_fin && c->inlen == 0 && !c->shut) || (c->shut && c->fd_eof)))
+					conn_step(c, 0);
 			}
 		}
 		for (int i = 0; i < MUX_MAX_CONNS; i++)

@@ -97,6 +97,9 @@ int do_stop(struct app *a, struct ref_result *r, struct err *e)
 		struct strvec argv = {0};
 		engine_stop_argv(&argv, a->engine, ws.id);
 		rc = ws_engine_call(a, &argv, NULL, "cannot stop the workspace", ERR_FAILED, NULL, e);
+		/* Its proxy ends with it: stop returns when it did. */
+		if (rc == 0 && ws.allow)
+			netproxy_gone(ws.id, false);
 	}
 	if (rc == 0)
 		ref_fill(r, &ws);
@@ -293,6 +296,7 @@ int life_remove(struct app *a, const struct strvec *ids, const struct strvec *pa
 			continue;
 		ws_forget(a, r->names.v[i]);
 		copy_forget(ids->v[i]);
+		netproxy_gone(ids->v[i], true);
 		if (fate[i] == REMOVED)
 			strvec_push(&removed, r->names.v[i]);
 	}

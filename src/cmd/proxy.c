@@ -29,8 +29,11 @@
 #include "relay_bin.h"
 #include "spawn.h"
 
-/* Frames past this wait for the relay: no upstream is read meanwhile. */
+/* Frames past this wait for the relay: no upstream is read meanwhile;
+ * past OUT_HARD the relay is not read either (a relay that sends and
+ * never reads what it is sent grows nothing). */
 #define OUT_SOFT (1024 * 1024)
+#define OUT_HARD (OUT_SOFT + PROXY_MAX_CONNS * (MUX_HDR + MUX_DATA_MAX))
 /* A connection's bytes for its upstream: a window, and our own head. */
 #define UP_CAP (MUX_WINDOW + EGRESS_HEAD_MAX + 256)
 #define MAX_ADDRS 8
@@ -45,12 +48,14 @@ struct pconn {
 	unsigned id;
 	enum pstate st;
 	struct sbuf head;          /* PS_HEAD: what came so far */
+	size_t scan;               /* where to look for its end next */
 	char *up;                  /* for the upstream: UP_CAP */
 	size_t uplen, upoff, up_own; /* up_own: our head's bytes, first */
 	size_t credit;             /* what the workspace may still be sent */
 	size_t unacked;            /* of its bytes, taken but not acknowledged */
 	int fd;                    /* the upstream, or -1 */
 	bool ws_fin, up_eof, up_shut;
+	bool tls_check;            /* a tunnel: its first bytes not yet seen */
 	struct sockaddr_storage addr[MAX_ADDRS];
 	socklen_t alen[MAX_ADDRS];
 	int naddr, next;
@@ -86,7 +91,15 @@ struct proxy {
 	bool broken;               /* the relay broke the rules: the end */
 	char errbuf[ERR_CAP];
 	size_t errlen;
+	/* Refusals are recorded one by one up to LOG_BURST a LOG_WINDOW_MS,
+	 * then counted: a workspace that refuses itself in a loop cannot
+	 * push the allowed ones out of the log. */
+	long long window_start;
+	long refused_in_window, folded;
 };
+
+#define LOG_BURST 20
+#define LOG_WINDOW_MS 10000
 
 #define IN_CAP (65536 + MUX_HDR + MUX_DATA_MAX)
 
@@ -137,8 +150,39 @@ static void put_ack(struct proxy *px, struct pconn *c)
 
 /* ---- the record ---- */
 
+static void put_record(struct proxy *px, const struct pconn *c, long folded);
+
+/* A connection's record, or a count of those folded (see struct proxy);
+ * none for one that ended before it sent a byte: it asked nothing. */
 static void log_conn(struct proxy *px, const struct pconn *c)
 {
+	long long now = now_ms();
+	if (now - px->window_start >= LOG_WINDOW_MS) {
+		if (px->folded)
+			put_record(px, NULL, px->folded);
+		px->window_start = now;
+		px->refused_in_window = px->folded = 0;
+	}
+	if (!c)
+		return;
+	if (!c->allowed && c->head.len == 0 && !c->method[0])
+		return;
+	if (!c->allowed && ++px->refused_in_window > LOG_BURST) {
+		px->folded++;
+		return;
+	}
+	put_record(px, c, 0);
+}
+
+static void put_record(struct proxy *px, const struct pconn *c, long folded)
+{
+	static const struct pconn none = {.port = 0};
+	char why[120];
+	if (!c) {
+		snprintf(why, sizeof(why), "%ld more refused in %d s, not recorded one by one", folded,
+			 LOG_WINDOW_MS / 1000);
+		c = &none;
+	}
 	struct json j = {0};
 	long long ms = 0;
 	struct timespec ts;
@@ -149,7 +193,7 @@ static void log_conn(struct proxy *px, const struct pconn *c)
 	gmtime_r(&t, &tm);
 	size_t n = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + n, sizeof(when) - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
-	ms = now_ms() - c->t0;
+	ms = c->t0 ? now_ms() - c->t0 : 0;
 	json_obj_open(&j);
 	json_key(&j, "time");
 	json_str(&j, when);
@@ -164,7 +208,7 @@ static void log_conn(struct proxy *px, const struct pconn *c)
 	json_key(&j, "verdict");
 	json_str(&j, c->allowed ? "allowed" : "refused");
 	json_key(&j, "why");
-	json_str(&j, c->why);
+	json_str(&j, folded ? why : c->why);
 	json_key(&j, "address");
 	json_str(&j, c->where);
 	json_key(&j, "sent");
@@ -294,7 +338,10 @@ static int resolve(struct proxy *px, struct pconn *c)
 		 * slows this workspace's proxy alone. */
 		struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 					 .ai_flags = AI_ADDRCONFIG}, *res = NULL;
-		int rc = getaddrinfo(c->host, NULL, &hints, &res);
+		/* As an absolute name: no search domain of this side's is tried. */
+		char absolute[260];
+		snprintf(absolute, sizeof(absolute), "%s.", c->host);
+		int rc = getaddrinfo(absolute, NULL, &hints, &res);
 		if (rc != 0) {
 			char msg[300];
 			snprintf(msg, sizeof(msg), "cannot resolve %s: %s", c->host, gai_strerror(rc));
@@ -327,6 +374,7 @@ static void connected(struct proxy *px, struct pconn *c)
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		put_data(px, c, ok, sizeof(ok) - 1);
 		c->received = 0;
+		c->tls_check = true;
 	}
 }
 
@@ -420,11 +468,25 @@ static void conn_open(struct proxy *px, unsigned id)
 	c->last = c->t0;
 }
 
+static bool head_ended(struct pconn *c)
+{
+	const char *b = c->head.buf;
+	for (size_t i = c->scan; i < c->head.len; i++) {
+		if (b[i] != '\n')
+			continue;
+		if ((i >= 1 && b[i - 1] == '\n') || (i >= 2 && b[i - 1] == '\r' && b[i - 2] == '\n'))
+			return true;
+	}
+	c->scan = c->head.len;
+	return false;
+}
+
 static void head_data(struct proxy *px, struct pconn *c, const unsigned char *p, size_t n)
 {
 	sbuf_add(&c->head, p, n);
-	/* A head ends with a line's end: none new, nothing to read again. */
-	if (!memchr(p, '\n', n) && c->head.len < EGRESS_HEAD_MAX)
+	/* It is read once, when its end (an empty line) has come, or
+	 * EGRESS_HEAD_MAX of it: each byte is looked at once until then. */
+	if (c->head.len < EGRESS_HEAD_MAX && !head_ended(c))
 		return;
 	struct egress_req r;
 	int status;
@@ -465,7 +527,8 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			head_data(px, c, p, n);
 		} else if (c->st == PS_CLOSING) {
 			c->unacked += n;
-			put_ack(px, c);
+			if (c->unacked >= MUX_WINDOW / 4)
+				put_ack(px, c);
 		} else {
 			if (c->upoff) {
 				memmove(c->up, c->up + c->upoff, c->uplen);
@@ -490,7 +553,8 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			return true;
 		c->ws_fin = true;
 		if (c->st == PS_HEAD) {
-			snprintf(c->method, sizeof(c->method), "?");
+			if (c->head.len)
+				snprintf(c->method, sizeof(c->method), "?");
 			snprintf(c->why, sizeof(c->why), "the client ended before its request did");
 			conn_free(px, c, true);
 		} else if (c->st == PS_CLOSING) {
@@ -528,6 +592,32 @@ static bool frames_in(struct proxy *px)
 
 /* ---- the upstream ---- */
 
+/* A tunnel's first bytes, before any goes on: a TLS ClientHello must
+ * name the host the CONNECT did (or none), so that a name listed is not
+ * a way to another site behind the same addresses. False when refused
+ * (the connection is ended). */
+static bool tls_check(struct proxy *px, struct pconn *c)
+{
+	if (!c->tls_check || c->uplen == 0)
+		return true;
+	char name[256];
+	enum egress_tls t = egress_tls_name((unsigned char *)c->up + c->upoff, c->uplen, name);
+	if (t == EGRESS_TLS_MORE && !c->ws_fin)
+		return true;
+	if (t == EGRESS_TLS_NOT || t == EGRESS_TLS_NO_NAME ||
+	    (t == EGRESS_TLS_NAME && strcmp(name, c->host) == 0)) {
+		c->tls_check = false;
+		return true;
+	}
+	if (t == EGRESS_TLS_NAME)
+		snprintf(c->why, sizeof(c->why), "the tunnel's TLS asks for %.120s, not %.120s", name, c->host);
+	else
+		snprintf(c->why, sizeof(c->why), "the tunnel's first bytes are a broken TLS ClientHello");
+	c->allowed = false;
+	conn_free(px, c, true);
+	return false;
+}
+
 static void up_step(struct proxy *px, struct pconn *c, short rev)
 {
 	if (c->st == PS_CONNECTING) {
@@ -542,9 +632,9 @@ static void up_step(struct proxy *px, struct pconn *c, short rev)
 			connected(px, c);
 		return;
 	}
-	if (c->st != PS_RELAY)
+	if (c->st != PS_RELAY || !tls_check(px, c))
 		return;
-	if (c->uplen && (rev & (POLLOUT | POLLERR | POLLHUP))) {
+	if (c->uplen && !c->tls_check && (rev & (POLLOUT | POLLERR | POLLHUP))) {
 		ssize_t w = write(c->fd, c->up + c->upoff, c->uplen);
 		if (w < 0 && errno != EAGAIN && errno != EINTR) {
 			snprintf(c->why, sizeof(c->why), "on the allow-list; the upstream ended: %s", strerror(errno));
@@ -577,6 +667,7 @@ static void up_step(struct proxy *px, struct pconn *c, short rev)
 			c->up_eof = true;
 			put_frame(px, 'F', c->id, NULL, 0);
 		} else if (errno != EAGAIN && errno != EINTR) {
+			snprintf(c->why, sizeof(c->why), "on the allow-list; the upstream broke off: %s", strerror(errno));
 			conn_free(px, c, true);
 			return;
 		}
@@ -597,7 +688,8 @@ static void check_times(struct proxy *px)
 		if (!c->used)
 			continue;
 		if (c->st == PS_HEAD && now >= c->deadline) {
-			snprintf(c->method, sizeof(c->method), "?");
+			if (c->head.len)
+				snprintf(c->method, sizeof(c->method), "?");
 			refuse(px, c, 408, "no whole request in time");
 		} else if (c->st == PS_CONNECTING && now >= c->deadline) {
 			connect_next(px, c, 0);
@@ -771,7 +863,8 @@ static void run(struct proxy *px)
 	while (!spawn_stopping()) {
 		size_t n = 0;
 		p[n++] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
-		p[n++] = (struct pollfd){px->inlen < IN_CAP ? px->relay.out : -1, POLLIN, 0};
+		p[n++] = (struct pollfd){px->inlen < IN_CAP && px->out.len - px->outoff < OUT_HARD
+					 ? px->relay.out : -1, POLLIN, 0};
 		p[n++] = (struct pollfd){px->out.len > px->outoff ? px->relay.in : -1, POLLOUT, 0};
 		p[n++] = (struct pollfd){px->relay.err, POLLIN, 0};
 		for (size_t i = 0; i < PROXY_MAX_CONNS; i++) {
@@ -782,7 +875,7 @@ static void run(struct proxy *px)
 			if (c->used && c->st == PS_RELAY) {
 				if (!c->up_eof && c->credit && px->out.len - px->outoff < OUT_SOFT)
 					ev |= POLLIN;
-				if (c->uplen)
+				if (c->uplen && !c->tls_check)
 					ev |= POLLOUT;
 			}
 			p[n++] = (struct pollfd){ev ? c->fd : -1, ev, 0};
@@ -792,17 +885,23 @@ static void run(struct proxy *px)
 		spawn_signal_drain();
 		if (p[3].revents && px->relay.err >= 0)
 			relay_err(px);
-		if (p[1].revents && !relay_read(px))
-			break;
+		/* The upstreams' events first: a frame read after them may free
+		 * a slot and open another connection in it, which the events
+		 * of the last one's descriptor are not for. */
 		for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
 			if (px->conn[i].used && p[4 + i].revents)
 				up_step(px, &px->conn[i], p[4 + i].revents);
-		/* A connection whose window opened has bytes waiting upstream
-		 * that no poll event reports: give it a turn. */
+		if (p[1].revents && !relay_read(px))
+			break;
+		/* What no poll event reports: a client's end to pass on, a
+		 * tunnel's first bytes to look at (no POLLOUT is asked for
+		 * until they are seen: it would spin). */
 		for (size_t i = 0; i < PROXY_MAX_CONNS; i++) {
 			struct pconn *c = &px->conn[i];
 			if (c->used && c->st == PS_RELAY && c->ws_fin && c->uplen == 0 && !c->up_shut)
 				up_step(px, c, 0);
+			else if (c->used && c->st == PS_RELAY && c->tls_check && c->uplen)
+				up_step(px, c, POLLOUT);
 		}
 		check_times(px);
 		if (px->out.len > px->outoff && !relay_write(px))
@@ -893,6 +992,8 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
 		if (px->conn[i].used)
 			conn_free(px, &px->conn[i], false);
+	px->window_start = 0;
+	log_conn(px, NULL);
 	relay_stop(px);
 done:
 	if (lock >= 0)

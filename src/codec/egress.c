@@ -243,6 +243,7 @@ const char *egress_addr_refusal(int family, const unsigned char *a)
 	static const unsigned char zero[16], loop[16] = {[15] = 1};
 	static const unsigned char mapped[12] = {[10] = 0xff, [11] = 0xff};
 	static const unsigned char nat64[12] = {0x00, 0x64, 0xff, 0x9b};
+	static const unsigned char nat64_local[6] = {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01};
 	static const unsigned char sixto4[2] = {0x20, 0x02};
 	static const unsigned char teredo[4] = {0x20, 0x01, 0x00, 0x00};
 	static const unsigned char doc[4] = {0x20, 0x01, 0x0d, 0xb8};
@@ -253,6 +254,8 @@ const char *egress_addr_refusal(int family, const unsigned char *a)
 		return "loopback";
 	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
 		return refusal4(a + 12);
+	if (prefix6(a, nat64_local, 48))
+		return "reserved (local-use NAT64, 64:ff9b:1::/48)";
 	if (prefix6(a, zero, 96))
 		return "reserved (IPv4-compatible)";
 	if (prefix6(a, sixto4, 16))
@@ -487,4 +490,92 @@ void egress_req_free(struct egress_req *r)
 {
 	sbuf_free(&r->fwd);
 	r->fwd = (struct sbuf){0};
+}
+
+/* ---- a TLS ClientHello's server name ---- */
+
+static size_t be(const unsigned char *p, int n)
+{
+	size_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The server_name extension's host_name, from the ClientHello's body. */
+static enum egress_tls hello_name(const unsigned char *h, size_t n, char name[256])
+{
+	size_t off = 2 + 32;                          /* version, random */
+	if (off + 1 > n)
+		return EGRESS_TLS_BAD;
+	off += 1 + h[off];                            /* session id */
+	if (off + 2 > n)
+		return EGRESS_TLS_BAD;
+	off += 2 + be(h + off, 2);                    /* cipher suites */
+	if (off + 1 > n)
+		return EGRESS_TLS_BAD;
+	off += 1 + h[off];                            /* compression */
+	if (off == n)
+		return EGRESS_TLS_NO_NAME;            /* no extensions */
+	if (off + 2 > n || off + 2 + be(h + off, 2) > n)
+		return EGRESS_TLS_BAD;
+	size_t end = off + 2 + be(h + off, 2);
+	for (off += 2; off + 4 <= end;) {
+		size_t type = be(h + off, 2), len = be(h + off + 2, 2);
+		off += 4;
+		if (off + len > end)
+			return EGRESS_TLS_BAD;
+		if (type == 0) {
+			/* server_name_list: name_type 0 (host_name), length, name */
+			if (len < 5 || be(h + off, 2) != len - 2 || h[off + 2] != 0)
+				return EGRESS_TLS_BAD;
+			size_t nl = be(h + off + 3, 2);
+			if (nl + 5 > len || nl == 0 || nl > 253 + 1)
+				return EGRESS_TLS_BAD;
+			char raw[256];
+			memcpy(raw, h + off + 5, nl);
+			raw[nl] = '\0';
+			if (strlen(raw) != nl || !name_of(raw, nl, name))
+				return EGRESS_TLS_BAD;
+			return EGRESS_TLS_NAME;
+		}
+		off += len;
+	}
+	return off == end ? EGRESS_TLS_NO_NAME : EGRESS_TLS_BAD;
+}
+
+enum egress_tls egress_tls_name(const unsigned char *buf, size_t len, char name[256])
+{
+	if (len == 0)
+		return EGRESS_TLS_MORE;
+	if (buf[0] != 0x16)
+		return EGRESS_TLS_NOT;
+	/* The handshake's bytes, gathered from its records in order. */
+	unsigned char hs[EGRESS_HEAD_MAX];
+	size_t hn = 0, off = 0;
+	for (;;) {
+		if (off + 5 > len)
+			return len >= EGRESS_HEAD_MAX ? EGRESS_TLS_BAD : EGRESS_TLS_MORE;
+		if (buf[off] != 0x16 || buf[off + 1] != 3)
+			return EGRESS_TLS_BAD;
+		size_t rl = be(buf + off + 3, 2);
+		if (rl == 0 || rl > 16384 + 256)
+			return EGRESS_TLS_BAD;
+		if (off + 5 + rl > EGRESS_HEAD_MAX)
+			return EGRESS_TLS_BAD;
+		if (off + 5 + rl > len)
+			return EGRESS_TLS_MORE;
+		memcpy(hs + hn, buf + off + 5, rl);
+		hn += rl;
+		off += 5 + rl;
+		if (hn >= 4) {
+			if (hs[0] != 1)
+				return EGRESS_TLS_BAD;   /* the first must be a ClientHello */
+			size_t want = 4 + be(hs + 1, 3);
+			if (want > EGRESS_HEAD_MAX)
+				return EGRESS_TLS_BAD;
+			if (hn >= want)
+				return hello_name(hs + 4, want - 4, name);
+		}
+	}
 }

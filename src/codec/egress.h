@@ -73,4 +73,18 @@ enum egress_head egress_head_parse(const char *buf, size_t len, struct egress_re
 				   int *status, char *why, size_t whylen);
 void egress_req_free(struct egress_req *r);
 
+/* What a tunnel's first bytes from the client say of TLS: a ClientHello
+ * names the server it wants (SNI); a tunnel to a listed name that asks
+ * for another is refused, so that a CDN's other sites stay out. */
+enum egress_tls {
+	EGRESS_TLS_MORE = 0,   /* a ClientHello, not whole yet */
+	EGRESS_TLS_NOT,        /* not TLS: the bytes go on as they are */
+	EGRESS_TLS_NO_NAME,    /* a ClientHello that names no server */
+	EGRESS_TLS_NAME,       /* one that names name */
+	EGRESS_TLS_BAD,        /* a broken one, or longer than EGRESS_HEAD_MAX */
+};
+/* Reads buf[0..len) as the start of a TLS stream; EGRESS_TLS_NAME puts
+ * the name, lower case, without a trailing dot, into name (256). */
+enum egress_tls egress_tls_name(const unsigned char *buf, size_t len, char name[256]);
+
 #endif

@@ -49,12 +49,32 @@ static int take_lock(const char *path, long long ms)
 
 bool netproxy_holds(const char *path)
 {
-	int fd = take_lock(path, 0);
-	if (fd >= 0) {
-		close(fd);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return false;
+	bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+void netproxy_gone(const char *id, bool removed)
+{
+	struct err ignored = {0};
+	char *lock = netproxy_lock_new(id, &ignored);
+	if (!lock)
+		return;
+	long long end = now_ms() + PROC_TERM_MS;
+	while (netproxy_holds(lock) && now_ms() < end && !spawn_stopping()) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
-	return access(path, F_OK) == 0;
+	if (removed) {
+		char *start = xasprintf("%s.start", lock);
+		unlink(lock);
+		unlink(start);
+		free(start);
+	}
+	free(lock);
 }
 
 int netproxy_running(struct strvec *names, struct err *e)

@@ -26,6 +26,9 @@ bool netproxy_holds(const char *path);
 /* The workspaces whose proxies run (as each wrote in its lock: "PID
  * NAME"), into names: 0, or -1 with e set (no directory to look in). */
 int netproxy_running(struct strvec *names, struct err *e);
+/* After the container id stopped, or went: waits (PROC_TERM_MS at most)
+ * for its proxy, if one ran, to end; removed: its lock files go too. */
+void netproxy_gone(const char *id, bool removed);
 /* The proxy's words to the command that started it, on its fd 3:
  * NETPROXY_READY, or NETPROXY_FAILED and one line. */
 #define NETPROXY_READY 'R'

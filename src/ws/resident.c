@@ -208,7 +208,7 @@ static void greet(const struct sockaddr_un *addr, struct found *f)
 	if (fd < 0)
 		return;
 	char buf[USOCK_MAX_MSG];
-	int fds[USOCK_MAX_FDS], nfds;
+	int fds[USOCK_MAX_FDS], nfds = 0;
 	ssize_t n = answer(fd, buf, sizeof(buf), fds, &nfds);
 	int pidfd = nfds == 1 ? fds[0] : -1;
 	for (int i = pidfd >= 0; i < nfds; i++)
@@ -515,7 +515,7 @@ int resident_query(const char *engine, char *const *envp, struct resident_info *
 	if (fd < 0)
 		return 0;
 	char buf[USOCK_MAX_MSG];
-	int fds[USOCK_MAX_FDS], nfds;
+	int fds[USOCK_MAX_FDS], nfds = 0;
 	long idle, out, clients;
 	if (usock_send(fd, "info", 4, NULL, 0) == 0 &&
 	    answer(fd, buf, sizeof(buf), fds, &nfds) > 0 && nfds == 0 &&

@@ -312,6 +312,9 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 		err_set(e, ERR_WORKSPACE, "container %s has no label sandbox.workspace=true; refusing to touch it", ref);
 		goto fail;
 	case WS_STOPPED:
+		/* A proxy of its last run may still be ending. */
+		if (ws->allow)
+			netproxy_gone(ws->id, false);
 		if (start_container(a, ws, e) < 0)
 			goto fail;
 		break;
@@ -336,6 +339,8 @@ fail:
 	return -1;
 }
 
+static bool full_id(const char *id);
+
 int ws_remove(struct app *a, const char *ref, struct err *e)
 {
 	struct strvec argv = {0};
@@ -345,6 +350,8 @@ int ws_remove(struct app *a, const char *ref, struct err *e)
 	if (ws_engine_call(a, &argv, NULL, "cannot remove the workspace", ERR_FAILED, &gone, e) < 0)
 		return -1;
 	copy_forget(ref); /* a copy's baseline, when ref is its ID */
+	if (full_id(ref))
+		netproxy_gone(ref, true);
 	return 0;
 }
 

@@ -79,12 +79,24 @@ test_expect_success PYTHON 'setup: our upstreams on loopback, a workspace that m
 	head -c 3000000 /dev/urandom >www/big && sha256sum <www/big | cut -d" " -f1 >big.sha &&
 	up_start UP www &&
 	up_start HOMEP www &&
+	cat >late.py <<-\EOF &&
+	import socket, sys, threading, time, os
+	s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+	open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1]); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+	def one(c):
+	    c.sendall(b"hello\n"); time.sleep(0.3); c.close()
+	while True:
+	    c, _ = s.accept(); threading.Thread(target=one, args=(c,), daemon=True).start()
+	EOF
+	{ python3 late.py "$TRASH/port-LATE" & } && bg_track $! &&
+	wait_until 30 test -s "$TRASH/port-LATE" && LATE=$(cat "$TRASH/port-LATE") &&
 	if test_have_prereq OPENSSL; then
 		openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
 			-subj /CN=tls.test 2>/dev/null &&
 		up_start TLS www --tls cert.pem key.pem
 	fi &&
 	new_ws REF --allow "up.test:$UP 127.0.0.1:$UP" --allow "home.test:$HOMEP" \
+		--allow "up.test:$LATE 127.0.0.1:$LATE" \
 		${TLS:+--allow "tls.test:$TLS" --allow "127.0.0.1:$TLS"} &&
 	ID=$(ws_id "$REF") &&
 	has_proxy_of "$ID"
@@ -167,6 +179,40 @@ test_expect_success PYTHON,BUSYBOX 'a tunnel: CONNECT carries the bytes as they 
 	grep_file "^HTTP/1.1 200 Connection established" line &&
 	sb -w "$REF" exec -c "sed \"1,/^\\r\$/d\" /tmp/t | sed \"1,/^\\r\$/d\" | sha256sum" | cut -d" " -f1 >got &&
 	cmp_file big.sha got
+'
+
+test_expect_success PYTHON,OPENSSL 'a tunnel whose TLS asks for another name: refused, on record' '
+	sb -w "$REF" write /tmp/hello <"$TEST_LIB_DIR/unit/golden/tls-pypi.bin" >/dev/null &&
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "{ printf \"CONNECT tls.test:$TLS HTTP/1.1\\r\\n\\r\\n\"; cat /tmp/hello; sleep 30; } |
+			timeout 60 nc 127.0.0.1 3128" >out
+	else
+		sb -w "$REF" exec -- perl -MIO::Socket::INET -e "
+			my \$s = IO::Socket::INET->new(PeerAddr => q(127.0.0.1:3128)) or die;
+			open(my \$h, q(<), q(/tmp/hello)); local \$/; my \$b = <\$h>;
+			print \$s qq(CONNECT tls.test:$TLS HTTP/1.1\r\n\r\n) . \$b; print <\$s>;" >out
+	fi &&
+	last_rec "d[\"verdict\"] == \"refused\" and d[\"method\"] == \"CONNECT\" and \"asks for pypi.org, not tls.test\" in d[\"why\"] and d[\"sent\"] == 0"
+'
+
+# late (setup's): a server that says hello, then closes a moment later,
+# after its client has half closed or while it waits: its end must reach
+# the client, and the relay's slot be let go (70 of them, past the 64).
+test_expect_success PYTHON 'a server that ends after its last bytes: the client sees the end, 70 times' '
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec --timeout 300 -c "n=0; for i in \$(seq 70); do
+			printf \"CONNECT up.test:$LATE HTTP/1.1\\r\\n\\r\\n\" | timeout 20 nc 127.0.0.1 3128 >/tmp/late || exit 9
+			grep -q hello /tmp/late && n=\$((n + 1)); done; echo \$n" >n
+	else
+		sb -w "$REF" exec --timeout 300 -- perl -MIO::Socket::INET -e "
+			my \$n = 0; for (1 .. 70) {
+			my \$s = IO::Socket::INET->new(PeerAddr => q(127.0.0.1:3128)) or die;
+			print \$s qq(CONNECT up.test:$LATE HTTP/1.1\r\n\r\n); shutdown(\$s, 1);
+			local \$SIG{ALRM} = sub { die qq(no end\n) }; alarm 20; local \$/; my \$r = <\$s>; alarm 0;
+			\$n++ if \$r =~ /hello/; } print qq(\$n\n);" >n
+	fi &&
+	echo 70 >expect && cmp_file expect n &&
+	fetch "http://up.test:$UP/small" /tmp/after-late
 '
 
 test_expect_success PYTHON 'twenty at once, each intact' '

@@ -9,7 +9,8 @@
  * in one blank line with no control character, or when the host read
  * is not allowed by a pattern made of itself. The first line of the
  * input is also read as a pattern: one taken must be written back in a
- * form that reads as itself. */
+ * form that reads as itself. The input is also read as a tunnel's first
+ * bytes: a server name found must be a name, in its one form. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -61,6 +62,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status;
 	char why[200];
 	check_pattern(data, size);
+	char sni[256];
+	if (egress_tls_name(data, size, sni) == EGRESS_TLS_NAME) {
+		struct egress_pat sp;
+		char w[200];
+		CHECK(egress_pat_parse(sni, &sp, w, sizeof(w)) == 0 && strcmp(sp.host, sni) == 0);
+	}
 	enum egress_head h = egress_head_parse(buf, size, &r, &status, why, sizeof(why));
 	if (h == EGRESS_BAD)
 		CHECK(status >= 400 && status < 600 && why[0]);

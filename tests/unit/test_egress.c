@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "egress.h"
+#include "slurp.h"
 #include "tap.h"
 
 static const struct {
@@ -107,6 +108,7 @@ static void test_addresses(void)
 		{"2002:808:808::", false}, {"fd00::1", true}, {"fd00:ec2::254", true}, {"fc00::1", true},
 		{"fe80::1", true}, {"febf::1", true}, {"fec0::1", true}, {"ff02::1", true},
 		{"2001:db8::1", true}, {"2001::1", true}, {"::127.0.0.1", true}, {"100::1", true},
+		{"64:ff9b:1::a9fe:a9fe", true}, {"64:ff9b:1:ffff::1", true},
 		{"2606:4700::6810:84e5", false}, {"2a00:1450:4001::200e", false},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
@@ -190,8 +192,62 @@ static void test_heads(void)
 	free(big);
 }
 
+/* A real ClientHello (Python's ssl made them: tests/unit/golden/tls*),
+ * whole, in every prefix, split into two records; bytes that are no TLS;
+ * broken ones. */
+static void tls_file(const char *path, enum egress_tls want, const char *name)
+{
+	size_t n;
+	char *raw = slurp(path, &n);
+	if (!raw) {
+		ok(false, "read %s", path);
+		return;
+	}
+	const unsigned char *b = (const unsigned char *)raw;
+	char got[256] = "";
+	bool more = true;
+	for (size_t k = 0; k < n && more; k++)
+		more = egress_tls_name(b, k, got) == EGRESS_TLS_MORE;
+	ok(more, "%s: every prefix wants more", path);
+	enum egress_tls t = egress_tls_name(b, n, got);
+	ok(t == want && (!name || strcmp(got, name) == 0), "%s: %s (%d %s)", path, name ? name : "no name", t, got);
+	/* The same handshake in two records, cut after its 50th byte. */
+	size_t hl = n - 5, cut = 50;
+	unsigned char *two = malloc(n + 5);
+	memcpy(two, b, 5 + cut);
+	two[3] = (unsigned char)(cut >> 8), two[4] = (unsigned char)cut;
+	memcpy(two + 5 + cut, b, 5);
+	two[5 + cut + 3] = (unsigned char)((hl - cut) >> 8), two[5 + cut + 4] = (unsigned char)(hl - cut);
+	memcpy(two + 10 + cut, b + 5 + cut, hl - cut);
+	t = egress_tls_name(two, n + 5, got);
+	ok(t == want && (!name || strcmp(got, name) == 0), "%s in two records: the same", path);
+	/* A length that claims more than there is, in the handshake. */
+	memcpy(two, b, n);
+	two[5 + 1] = 0x7f;
+	ok(egress_tls_name(two, n, got) == EGRESS_TLS_BAD, "%s with a handshake too long: bad", path);
+	free(two);
+	free(raw);
+}
+
+static void test_tls(void)
+{
+	tls_file("tests/unit/golden/tls-pypi.bin", EGRESS_TLS_NAME, "pypi.org");
+	tls_file("tests/unit/golden/tls-upper.bin", EGRESS_TLS_NAME, "files.example.com");
+	tls_file("tests/unit/golden/tls12.bin", EGRESS_TLS_NAME, "a.example");
+	tls_file("tests/unit/golden/tls-noname.bin", EGRESS_TLS_NO_NAME, NULL);
+	char got[256];
+	ok(egress_tls_name((const unsigned char *)"SSH-2.0-x\r\n", 11, got) == EGRESS_TLS_NOT, "ssh: not TLS");
+	ok(egress_tls_name((const unsigned char *)"\x16\x03\x01\x00\x00", 5, got) == EGRESS_TLS_BAD,
+	   "an empty record: bad");
+	ok(egress_tls_name((const unsigned char *)"\x16\x03\x01\x00\x04\x02\x00\x00\x00", 9, got) ==
+	   EGRESS_TLS_BAD, "a first handshake that is no ClientHello: bad");
+	unsigned char big[EGRESS_HEAD_MAX + 20] = {0x16, 3, 1, 0x40, 0x00};
+	ok(egress_tls_name(big, sizeof(big), got) == EGRESS_TLS_BAD, "past 16 KiB: bad");
+}
+
 int main(void)
 {
+	test_tls();
 	test_patterns();
 	test_matching();
 	test_addresses();
