@@ -341,15 +341,32 @@ test_expect_success PYTHON 'doctor: the network mode, and the proxies that run' 
 	grep_file "^FAIL  network: allow, with no pattern" out
 '
 
+# proxies_here: the pids of the proxies of this file's runtime dir, but
+# REF's.
+proxies_here() { pgrep -f -- "net serve .* $SANDBOX_RUNTIME_DIR/net-" | grep -v -x -F "$(proxy_of "$ID")" || true; }
+test_expect_success PYTHON 'run, the one-shot: through the proxy, and no proxy left when it returns' '
+	if test_have_prereq BUSYBOX; then
+		sb run --image "$IMAGE" --allow "up.test:$UP 127.0.0.1:$UP" -- wget -q -O - "http://up.test:$UP/small" >out
+	else
+		sb run --image "$IMAGE" --allow "up.test:$UP 127.0.0.1:$UP" -- sh -c \
+			"/usr/lib/apt/apt-helper download-file http://up.test:$UP/small /tmp/s >/dev/null && cat /tmp/s" >out
+	fi &&
+	echo hello-upstream >expect && cmp_file expect out &&
+	test -z "$(proxies_here)" &&
+	ls "$SANDBOX_RUNTIME_DIR" >left &&
+	test "$(grep -c "^net-" left)" = 2
+'
+
 test_expect_success PYTHON 'stop ends the proxy, start brings it back, destroy ends it' '
 	sb stop "$REF" &&
-	wait_until 60 no_proxy_of "$ID" &&
+	no_proxy_of "$ID" &&
 	sb start "$REF" &&
 	has_proxy_of "$ID" &&
 	fetch "http://up.test:$UP/small" /tmp/after &&
 	sb destroy "$REF" &&
-	wait_until 60 no_proxy_of "$ID" &&
-	no_workspace_left
+	no_proxy_of "$ID" &&
+	no_workspace_left &&
+	! ls "$SANDBOX_RUNTIME_DIR" | grep "^net-"
 '
 
 test_done
