@@ -288,7 +288,8 @@ static int frame_in(char type, unsigned id, const unsigned char *p, size_t n)
 			return 0;    /* it ended here meanwhile */
 		if (c->host_fin || c->inlen + n > MUX_WINDOW)
 			return -1;
-		if (c->inoff) {
+		/* Moved to the front only when the end has no room left. */
+		if (c->inoff + c->inlen + n > MUX_WINDOW) {
 			memmove(c->in, c->in + c->inoff, c->inlen);
 			c->inoff = 0;
 		}
@@ -363,11 +364,13 @@ static void conn_step(struct mconn *c, short rev)
 		return;
 	}
 	if (!c->fd_eof && c->credit && moutlen < MUX_OUT_SOFT && (rev & (POLLIN | POLLHUP | POLLERR))) {
-		char buf[MUX_DATA_MAX];
+		static char buf[4 * MUX_DATA_MAX];
 		size_t want = c->credit < sizeof(buf) ? c->credit : sizeof(buf);
 		ssize_t r = read(c->fd, buf, want);
 		if (r > 0) {
-			put_frame('D', c->id, buf, (size_t)r);
+			for (size_t off = 0; off < (size_t)r; off += MUX_DATA_MAX)
+				put_frame('D', c->id, buf + off,
+					  (size_t)r - off < MUX_DATA_MAX ? (size_t)r - off : MUX_DATA_MAX);
 			c->credit -= (size_t)r;
 		} else if (r == 0) {
 			c->fd_eof = 1;

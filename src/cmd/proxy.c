@@ -530,12 +530,13 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			if (c->unacked >= MUX_WINDOW / 4)
 				put_ack(px, c);
 		} else {
-			if (c->upoff) {
+			if (c->uplen + n > UP_CAP)
+				return false;
+			/* Moved to the front only when the end has no room left. */
+			if (c->upoff + c->uplen + n > UP_CAP) {
 				memmove(c->up, c->up + c->upoff, c->uplen);
 				c->upoff = 0;
 			}
-			if (c->uplen + n > UP_CAP)
-				return false;
 			memcpy(c->up + c->uplen, p, n);
 			c->uplen += n;
 		}
@@ -657,7 +658,7 @@ static void up_step(struct proxy *px, struct pconn *c, short rev)
 	}
 	if (!c->up_eof && c->credit && px->out.len - px->outoff < OUT_SOFT &&
 	    (rev & (POLLIN | POLLHUP | POLLERR))) {
-		char buf[MUX_DATA_MAX];
+		static char buf[4 * MUX_DATA_MAX];
 		size_t want = c->credit < sizeof(buf) ? c->credit : sizeof(buf);
 		ssize_t r = read(c->fd, buf, want);
 		if (r > 0) {
