@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,16 +58,37 @@ bool netproxy_holds(const char *path)
 	return held;
 }
 
+static void term_holder(const char *lock)
+{
+	char buf[64] = "";
+	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t k = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	long pid;
+	buf[k > 0 ? k : 0] = '\0';
+	buf[strcspn(buf, " ")] = '\0';
+	if (parse_long(buf, 2, 1L << 30, &pid) && netproxy_holds(lock))
+		kill((pid_t)pid, SIGTERM);
+}
+
 void netproxy_gone(const char *id, bool removed)
 {
 	struct err ignored = {0};
 	char *lock = netproxy_lock_new(id, &ignored);
 	if (!lock)
 		return;
-	long long end = now_ms() + PROC_TERM_MS;
-	while (netproxy_holds(lock) && now_ms() < end && !spawn_stopping()) {
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+	/* It ends when its listener's exec does; an engine that does not end
+	 * a stopped container's execs (Docker with gVisor) is helped: the
+	 * pid it wrote in its lock, which it holds, gets a TERM. */
+	for (int round = 0; round < 2 && netproxy_holds(lock); round++) {
+		long long end = now_ms() + PROC_TERM_MS;
+		if (round == 1)
+			term_holder(lock);
+		while (netproxy_holds(lock) && now_ms() < end && !spawn_stopping()) {
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	if (removed) {
 		char *start = xasprintf("%s.start", lock);

@@ -19,6 +19,7 @@
 # resolved by any resolver and no packet goes to an address the file did
 # not make.
 . "$(dirname "$0")/../lib.sh"
+pairwise
 need_engine
 command -v openssl >/dev/null 2>&1 && test_set_prereq OPENSSL
 case $BASE_IMAGE in
