@@ -496,18 +496,23 @@ static int snapshot_stays(struct snapshot_result *r, struct err *e)
 	return -1;
 }
 
-/* The runtime of the workspace snapshotted (source), by its label: into
- * a->cfg.runtime, when it has one. */
-static int inherit_runtime(struct app *a, const char *source, struct err *e)
+/* What the workspace snapshotted (source) was made with, by its labels:
+ * its runtime, unless one is given; its network allow and patterns,
+ * unless the network is another than none or patterns are given. */
+static int inherit_source(struct app *a, const char *source, struct err *e)
 {
 	enum ws_state st;
 	struct ws src = {0};
 	if (ws_inspect(a, source, &st, &src, e) < 0)
 		return -1;
-	if (st != WS_MISSING && src.runtime && *src.runtime)
+	int rc = 0;
+	if (st != WS_MISSING && !a->cfg.runtime && src.runtime && *src.runtime)
 		a->cfg.runtime = xstrdup(src.runtime);
+	if (st != WS_MISSING && src.allow && a->cfg.allow.n == 0 &&
+	    strcmp(a->cfg.network, CFG_DEFAULT_NETWORK) == 0)
+		rc = cfg_set(&a->cfg, "allow", src.allow, e);
 	ws_free(&src);
-	return 0;
+	return rc;
 }
 
 int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
@@ -518,10 +523,11 @@ int do_fork(struct app *a, struct snapshot_result *r, struct err *e)
 		return -1;
 	}
 	/* The new workspace is the snapshot's: its image, its files, its
-	 * workdir, and the runtime of the workspace it came from unless one
-	 * is given (a gVisor workspace's fork is no runc one by surprise);
-	 * the configuration's image and copy do not apply. */
-	if (!a->cfg.runtime && r->source && inherit_runtime(a, r->source, e) < 0) {
+	 * workdir, and the runtime and network allow of the workspace it
+	 * came from unless others are given (a gVisor workspace's fork is
+	 * no runc one by surprise, an allow one's keeps its list); the
+	 * configuration's image and copy do not apply. */
+	if (r->source && inherit_source(a, r->source, e) < 0) {
 		return snapshot_stays(r, e);
 	}
 	free(a->cfg.image);

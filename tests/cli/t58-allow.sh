@@ -342,6 +342,21 @@ test_expect_success PYTHON 'doctor: the network mode, and the proxies that run' 
 	grep_file "^FAIL  network: allow, with no pattern" out
 '
 
+test_expect_success PYTHON 'a fork keeps its workspace.s network allow and patterns' '
+	FSRC=$(new_name fsrc) &&
+	new_ws FREF --name "$FSRC" --allow "up.test:$UP 127.0.0.1:$UP" &&
+	FORK=$(sb fork "$FREF" --name "$(new_name fork)" 2>/dev/null) &&
+	test "$FORK" = "$(new_name fork)" &&
+	has_proxy_of "$(ws_id "$FORK")" &&
+	eng container inspect --format "{{.HostConfig.NetworkMode}}" "$FORK" >mode &&
+	echo none >expect && cmp_file expect mode &&
+	REF_SAVED=$REF && REF=$FORK &&
+	fetch "http://up.test:$UP/small" /tmp/fk &&
+	{ ! fetch "http://other.test:$UP/small" /tmp/fk2 2>/dev/null; } &&
+	REF=$REF_SAVED &&
+	sb destroy "$FORK" "$FREF" >/dev/null
+'
+
 # proxies_here: the pids of the proxies of this file's runtime dir, but
 # REF's.
 proxies_here() { pgrep -f -- "net serve .* $SANDBOX_RUNTIME_DIR/net-" | grep -v -x -F "$(proxy_of "$ID")" || true; }
