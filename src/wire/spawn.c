@@ -1,4 +1,7 @@
 /* spawn.c: see spawn.h. */
+/* posix_spawn_file_actions_addchdir_np and _addclosefrom_np, and
+ * POSIX_SPAWN_SETSID, are glibc's under _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "spawn.h"
 
 #include <errno.h>
@@ -177,6 +180,24 @@ void spawn_attr_init(posix_spawnattr_t *attr, short flags)
 	posix_spawnattr_setsigdefault(attr, &all);
 	posix_spawnattr_setpgroup(attr, 0);
 	posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+int spawn_self_detached(char *const argv[], char *const envp[], int fd3)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&fa);
+	spawn_attr_init(&attr, POSIX_SPAWN_SETSID);
+	posix_spawn_file_actions_adddup2(&fa, fd3, 3);
+	for (int i = 0; i < 3; i++)
+		posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	posix_spawn_file_actions_addchdir_np(&fa, "/");
+	pid_t pid;
+	int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return rc;
 }
 
 int proc_spawn(struct proc *p, char *const argv[], char *const envp[],

@@ -85,6 +85,11 @@ extern bool spawn_verbose;
  * process group of its own; POSIX_SPAWN_SETSID: a session). */
 void spawn_attr_init(posix_spawnattr_t *attr, short flags);
 
+/* This very binary (/proc/self/exe) with argv, as a daemon of ours: a
+ * session of its own, in /, stdin, stdout and stderr on /dev/null, fd3
+ * as its fd 3 and nothing else of ours: 0, or an errno. */
+int spawn_self_detached(char *const argv[], char *const envp[], int fd3);
+
 int proc_spawn(struct proc *p, char *const argv[], char *const envp[],
 	       enum spawn_io in, enum spawn_io out, enum spawn_io err,
 	       struct err *e);

@@ -1,5 +1,5 @@
 /* netproxy.c: see netproxy.h. */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, addchdir_np */
+#define _GNU_SOURCE /* pipe2 */
 #include "netproxy.h"
 
 #include <dirent.h>
@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,19 +141,7 @@ static int spawn_proxy(struct app *a, const struct ws *ws, const char *lock, con
 	char *argv[] = {"sandbox", "net", "serve", a->engine, ws->id, ws->name, timeout,
 			(char *)lock, (char *)logdir, (char *)(resolve && *resolve ? resolve : "-"),
 			ws->allow, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&fa);
-	spawn_attr_init(&attr, POSIX_SPAWN_SETSID);
-	posix_spawn_file_actions_adddup2(&fa, wfd, 3);
-	for (int i = 0; i < 3; i++)
-		posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY, 0);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	pid_t pid;
-	int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, a->envp.v);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	int rc = spawn_self_detached(argv, a->envp.v, wfd);
 	if (rc != 0)
 		return err_set(e, ERR_ENGINE, "cannot start the proxy of %s: %s", ws->name, strerror(rc));
 	return 0;

@@ -1,16 +1,12 @@
 /* resident.c: see resident.h. The command's side: where the socket is,
  * the greeting that says whose and which build it is, taking and giving
- * back channels, starting a resident, asking one what it holds.
- * posix_spawn_file_actions_addchdir_np and _addclosefrom_np are glibc's,
- * under _GNU_SOURCE. */
-#define _GNU_SOURCE
+ * back channels, starting a resident, asking one what it holds. */
 #include "resident.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,19 +280,7 @@ static int spawn_resident(const struct resident *r, int lfd, struct err *e)
 	snprintf(keep, sizeof(keep), "%ld", r->keep);
 	char *argv[] = {"sandbox", "resident", "serve", r->engine, keep,
 			(char *)r->addr.sun_path, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&fa);
-	spawn_attr_init(&attr, POSIX_SPAWN_SETSID);
-	posix_spawn_file_actions_adddup2(&fa, lfd, 3);
-	for (int i = 0; i < 3; i++)
-		posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY, 0);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	pid_t pid;
-	int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, r->envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	int rc = spawn_self_detached(argv, r->envp, lfd);
 	if (rc != 0)
 		return err_set(e, ERR_ENGINE, "cannot start the resident process: %s", strerror(rc));
 	return 0;
