@@ -553,10 +553,12 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 		if (!c)
 			return true;
 		c->ws_fin = true;
-		if (c->st == PS_HEAD) {
-			if (c->head.len)
-				snprintf(c->method, sizeof(c->method), "?");
-			snprintf(c->why, sizeof(c->why), "the client ended before its request did");
+		if (c->st == PS_HEAD && c->head.len) {
+			/* It may still read: it is told why. */
+			snprintf(c->method, sizeof(c->method), "?");
+			refuse(px, c, 400, "the request ended before its head did (no empty line)");
+			conn_free(px, c, false);
+		} else if (c->st == PS_HEAD) {
 			conn_free(px, c, true);
 		} else if (c->st == PS_CLOSING) {
 			conn_free(px, c, false);

@@ -102,7 +102,7 @@ test_expect_success 'create: a name that starts with -' '
 '
 
 test_expect_success 'create: a network that starts with -' '
-	refused "sandbox: create: network ${SQ}-x${SQ}: expected none, bridge or a network name" \
+	refused "sandbox: create: network ${SQ}-x${SQ}: expected none, bridge, allow or a network name" \
 		create --image "$IMAGE" --name "$N" --network -x &&
 	ctr_gone "$N"
 '

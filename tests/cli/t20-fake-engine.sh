@@ -388,7 +388,7 @@ test_expect_success 'stop, start: by ID after the label check' '
 test_expect_success '-v: each engine command on stderr, "+ " and shell-quoted' '
 	fake_engine fakedock &&
 	"$SANDBOX" -v --engine "$FAKE" -w "$REF" exec -- echo "it${SQ}s" 2>err &&
-	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}	{{index .Config.Labels \"sandbox.expires\"}}	{{.Name}}	{{index .Config.Labels \"sandbox.runtime\"}}	{{.HostConfig.NetworkMode}}${SQ} -- $REF" err &&
+	grep_file -x -F "+ $FAKE inspect --type=container ${SQ}--format={{.Id}}	{{.State.Running}}	{{index .Config.Labels \"sandbox.workspace\"}}	{{index .Config.Labels \"sandbox.workdir\"}}	{{index .Config.Labels \"sandbox.nonce\"}}	{{index .Config.Labels \"sandbox.expires\"}}	{{.Name}}	{{index .Config.Labels \"sandbox.runtime\"}}	{{.HostConfig.NetworkMode}}	{{index .Config.Labels \"sandbox.allow\"}}${SQ} -- $REF" err &&
 	grep_file -F "+ $FAKE exec --interactive -- " err &&
 	grep_file -F " /workspace ${SQ}${SQ} 0 0 echo ${SQ}it${SQ}\\${SQ}${SQ}s${SQ}" err
 '

@@ -262,14 +262,18 @@ raw() {
 	else
 		sb -w "$REF" exec -- perl -MIO::Socket::INET -e '
 			my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:3128") or die;
-			print $s sprintf($ARGV[0]); shutdown($s, 1); local $/; print <$s>;' "$1"
+			my $h = $ARGV[0]; $h =~ s/\\r/\r/g; $h =~ s/\\n/\n/g;
+			print $s $h; shutdown($s, 1); local $/; print <$s>;' "$1"
 	fi
 }
 
-test_expect_success PYTHON 'refused: garbage, a Host that disagrees, an endless head' '
+test_expect_success PYTHON 'refused: garbage, a head cut short, a Host that disagrees, an endless head' '
 	raw "garbage\\r\\n\\r\\n" >out &&
 	grep_file "^HTTP/1.1 400 " out &&
 	grep_file "^sandbox: " out &&
+	raw "GET http://up.test:$UP/small HTTP/1.1\\r\\nX: y" >out &&
+	grep_file "^HTTP/1.1 400 " out &&
+	grep_file "ended before its head did" out &&
 	raw "GET http://up.test:$UP/small HTTP/1.1\\r\\nHost: other.test\\r\\n\\r\\n" >out &&
 	grep_file "^HTTP/1.1 400 " out &&
 	last_rec "d[\"verdict\"] == \"refused\" and \"Host\" in d[\"why\"]" &&
