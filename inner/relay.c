@@ -293,7 +293,7 @@ static int frame_in(char type, unsigned id, const unsigned char *p, size_t n)
 			memmove(c->in, c->in + c->inoff, c->inlen);
 			c->inoff = 0;
 		}
-		memcpy(c->in + c->inlen, p, n);
+		memcpy(c->in + c->inoff + c->inlen, p, n);
 		c->inlen += n;
 	} else if (type == 'A') {
 		if (n != 4)
@@ -450,11 +450,15 @@ static int relay_listen(int port)
 				ev |= POLLOUT;
 			p[3 + i] = (struct pollfd){.fd = ev ? c->fd : -1, .events = ev};
 		}
-		if (poll(p, 3 + MUX_MAX_CONNS, -1) < 0) {
+		/* Out of descriptors: the listener is tried again in a second. */
+		int ready = poll(p, 3 + MUX_MAX_CONNS, accept_stalled ? 1000 : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			return 3;
 		}
+		if (ready == 0)
+			accept_stalled = 0;
 		if (p[0].revents) {
 			ssize_t r = read(0, rb + rlen, sizeof(rb) - rlen);
 			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))

@@ -33,7 +33,10 @@
  * past OUT_HARD the relay is not read either (a relay that sends and
  * never reads what it is sent grows nothing). */
 #define OUT_SOFT (1024 * 1024)
-#define OUT_HARD (OUT_SOFT + PROXY_MAX_CONNS * (MUX_HDR + MUX_DATA_MAX))
+#define OUT_HARD (OUT_SOFT + PROXY_MAX_CONNS * 4 * (MUX_HDR + MUX_DATA_MAX))
+/* Frames waiting that long for a relay that takes none: it is gone (its
+ * exec client, which cannot flush, would never end). */
+#define STALL_MS 30000
 /* A connection's bytes for its upstream: a window, and our own head. */
 #define UP_CAP (MUX_WINDOW + EGRESS_HEAD_MAX + 256)
 #define MAX_ADDRS 8
@@ -56,6 +59,7 @@ struct pconn {
 	int fd;                    /* the upstream, or -1 */
 	bool ws_fin, up_eof, up_shut;
 	bool tls_check;            /* a tunnel: its first bytes not yet seen */
+	size_t tls_seen;           /* how many of them were looked at */
 	struct sockaddr_storage addr[MAX_ADDRS];
 	socklen_t alen[MAX_ADDRS];
 	int naddr, next;
@@ -96,6 +100,7 @@ struct proxy {
 	 * push the allowed ones out of the log. */
 	long long window_start;
 	long refused_in_window, folded;
+	long long progress;        /* when the relay last took a frame */
 };
 
 #define LOG_BURST 20
@@ -265,6 +270,12 @@ static void refuse(struct proxy *px, struct pconn *c, int status, const char *wh
 	c->unacked += c->head.len;
 	sbuf_free(&c->head);
 	c->head = (struct sbuf){0};
+	/* What it sent after its head, waiting for an upstream, is dropped
+	 * and acknowledged: its window stays open until the end. */
+	if (c->up) {
+		c->unacked += c->uplen - c->up_own;
+		c->uplen = c->upoff = c->up_own = 0;
+	}
 	if (c->unacked)
 		put_ack(px, c);
 	close_fd(&c->fd);
@@ -537,7 +548,7 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 				memmove(c->up, c->up + c->upoff, c->uplen);
 				c->upoff = 0;
 			}
-			memcpy(c->up + c->uplen, p, n);
+			memcpy(c->up + c->upoff + c->uplen, p, n);
 			c->uplen += n;
 		}
 		return true;
@@ -601,8 +612,9 @@ static bool frames_in(struct proxy *px)
  * (the connection is ended). */
 static bool tls_check(struct proxy *px, struct pconn *c)
 {
-	if (!c->tls_check || c->uplen == 0)
+	if (!c->tls_check || c->uplen == 0 || c->uplen == c->tls_seen)
 		return true;
+	c->tls_seen = c->uplen;
 	char name[256];
 	enum egress_tls t = egress_tls_name((unsigned char *)c->up + c->upoff, c->uplen, name);
 	if (t == EGRESS_TLS_MORE && !c->ws_fin)
@@ -747,6 +759,8 @@ static bool relay_write(struct proxy *px)
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR;
 	px->outoff += (size_t)w;
+	if (w > 0)
+		px->progress = now_ms();
 	if (px->outoff == px->out.len) {
 		sbuf_reset(&px->out);
 		px->outoff = 0;
@@ -863,7 +877,12 @@ static void relay_stop(struct proxy *px)
 static void run(struct proxy *px)
 {
 	struct pollfd p[4 + PROXY_MAX_CONNS];
+	px->progress = now_ms();
 	while (!spawn_stopping()) {
+		if (px->out.len == px->outoff)
+			px->progress = now_ms();
+		else if (now_ms() - px->progress >= STALL_MS)
+			break;
 		size_t n = 0;
 		p[n++] = (struct pollfd){spawn_signal_fd(), POLLIN, 0};
 		p[n++] = (struct pollfd){px->inlen < IN_CAP && px->out.len - px->outoff < OUT_HARD
@@ -883,7 +902,10 @@ static void run(struct proxy *px)
 			}
 			p[n++] = (struct pollfd){ev ? c->fd : -1, ev, 0};
 		}
-		if (poll(p, n, next_timeout(px)) < 0 && errno != EINTR)
+		int wait = next_timeout(px);
+		if (px->out.len > px->outoff && (wait < 0 || wait > STALL_MS))
+			wait = STALL_MS;
+		if (poll(p, n, wait) < 0 && errno != EINTR)
 			break;
 		spawn_signal_drain();
 		if (p[3].revents && px->relay.err >= 0)

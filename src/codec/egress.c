@@ -551,17 +551,17 @@ enum egress_tls egress_tls_name(const unsigned char *buf, size_t len, char name[
 	if (buf[0] != 0x16)
 		return EGRESS_TLS_NOT;
 	/* The handshake's bytes, gathered from its records in order. */
-	unsigned char hs[EGRESS_HEAD_MAX];
+	unsigned char hs[EGRESS_TLS_MAX];
 	size_t hn = 0, off = 0;
 	for (;;) {
 		if (off + 5 > len)
-			return len >= EGRESS_HEAD_MAX ? EGRESS_TLS_BAD : EGRESS_TLS_MORE;
+			return len >= EGRESS_TLS_MAX ? EGRESS_TLS_BAD : EGRESS_TLS_MORE;
 		if (buf[off] != 0x16 || buf[off + 1] != 3)
 			return EGRESS_TLS_BAD;
 		size_t rl = be(buf + off + 3, 2);
 		if (rl == 0 || rl > 16384 + 256)
 			return EGRESS_TLS_BAD;
-		if (off + 5 + rl > EGRESS_HEAD_MAX)
+		if (off + 5 + rl > EGRESS_TLS_MAX)
 			return EGRESS_TLS_BAD;
 		if (off + 5 + rl > len)
 			return EGRESS_TLS_MORE;
@@ -572,7 +572,7 @@ enum egress_tls egress_tls_name(const unsigned char *buf, size_t len, char name[
 			if (hs[0] != 1)
 				return EGRESS_TLS_BAD;   /* the first must be a ClientHello */
 			size_t want = 4 + be(hs + 1, 3);
-			if (want > EGRESS_HEAD_MAX)
+			if (want > EGRESS_TLS_MAX)
 				return EGRESS_TLS_BAD;
 			if (hn >= want)
 				return hello_name(hs + 4, want - 4, name);

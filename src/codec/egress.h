@@ -81,8 +81,11 @@ enum egress_tls {
 	EGRESS_TLS_NOT,        /* not TLS: the bytes go on as they are */
 	EGRESS_TLS_NO_NAME,    /* a ClientHello that names no server */
 	EGRESS_TLS_NAME,       /* one that names name */
-	EGRESS_TLS_BAD,        /* a broken one, or longer than EGRESS_HEAD_MAX */
+	EGRESS_TLS_BAD,        /* a broken one, or longer than EGRESS_TLS_MAX */
 };
+/* The longest ClientHello read, its records' headers in: two full
+ * records. */
+#define EGRESS_TLS_MAX (2 * (16384 + 5))
 /* Reads buf[0..len) as the start of a TLS stream; EGRESS_TLS_NAME puts
  * the name, lower case, without a trailing dot, into name (256). */
 enum egress_tls egress_tls_name(const unsigned char *buf, size_t len, char name[256]);

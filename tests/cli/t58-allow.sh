@@ -78,8 +78,10 @@ test_expect_success 'bad patterns, or none: refused with 2, nothing made' '
 test_expect_success PYTHON 'setup: our upstreams on loopback, a workspace that may reach them' '
 	mkdir -p www && echo hello-upstream >www/small &&
 	head -c 3000000 /dev/urandom >www/big && sha256sum <www/big | cut -d" " -f1 >big.sha &&
+	head -c 2200000 /dev/urandom | base64 >www/text && sha256sum <www/text | cut -d" " -f1 >text.sha &&
 	up_start UP www &&
 	up_start HOMEP www &&
+	up_start SLOW www --slow &&
 	cat >late.py <<-\EOF &&
 	import socket, sys, threading, time, os
 	s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
@@ -97,6 +99,7 @@ test_expect_success PYTHON 'setup: our upstreams on loopback, a workspace that m
 		up_start TLS www --tls cert.pem key.pem
 	fi &&
 	new_ws REF --allow "up.test:$UP 127.0.0.1:$UP" --allow "home.test:$HOMEP" \
+		--allow "up.test:$SLOW 127.0.0.1:$SLOW" \
 		--allow "up.test:$LATE 127.0.0.1:$LATE" \
 		${TLS:+--allow "tls.test:$TLS" --allow "127.0.0.1:$TLS"} &&
 	ID=$(ws_id "$REF") &&
@@ -214,6 +217,30 @@ test_expect_success PYTHON 'a server that ends after its last bytes: the client 
 	fi &&
 	echo 70 >expect && cmp_file expect n &&
 	fetch "http://up.test:$UP/small" /tmp/after-late
+'
+
+# Writes that take part of what they are given, both ways: an upload to
+# an upstream that reads slowly through a small window (the proxy's side)
+# and a download read a byte at a time (the relay's).
+test_expect_success PYTHON 'partial writes both ways: every byte, in order' '
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "head -c 4500000 /dev/urandom | base64 >/tmp/slow &&
+			echo \$(wc -c </tmp/slow) \$(sha256sum </tmp/slow)" | cut -d" " -f1,2 >expect &&
+		sb -w "$REF" exec -- wget -q -O - --post-file /tmp/slow "http://up.test:$SLOW/post" >posted &&
+		sb -w "$REF" exec -c "wget -q -O - http://up.test:$UP/text |
+			while IFS= read -r l; do printf \"%s\\n\" \"\$l\"; done | sha256sum" | cut -d" " -f1 >got
+	else
+		sb -w "$REF" exec -- perl /tmp/post.pl "$SLOW" 6000000 >out &&
+		echo "6000000 $(head -c 6000000 /dev/zero | tr "\0" x | sha256sum | cut -d" " -f1)" >expect &&
+		sed -n "\$p" out >posted &&
+		sb -w "$REF" exec -- perl -MIO::Socket::INET -e "
+			my \$s = IO::Socket::INET->new(PeerAddr => q(127.0.0.1:3128)) or die;
+			print \$s qq(GET http://up.test:$UP/text HTTP/1.0\r\n\r\n); my (\$b, \$all) = (q(), q());
+			while (sysread(\$s, \$b, 512)) { \$all .= \$b; select(undef, undef, undef, 0.0002); }
+			\$all =~ s/^.*?\r\n\r\n//s; print \$all;" | sha256sum | cut -d" " -f1 >got
+	fi &&
+	cmp_file expect posted &&
+	cmp_file text.sha got
 '
 
 test_expect_success PYTHON 'twenty at once, each intact' '

@@ -241,8 +241,10 @@ static void test_tls(void)
 	   "an empty record: bad");
 	ok(egress_tls_name((const unsigned char *)"\x16\x03\x01\x00\x04\x02\x00\x00\x00", 9, got) ==
 	   EGRESS_TLS_BAD, "a first handshake that is no ClientHello: bad");
-	unsigned char big[EGRESS_HEAD_MAX + 20] = {0x16, 3, 1, 0x40, 0x00};
-	ok(egress_tls_name(big, sizeof(big), got) == EGRESS_TLS_BAD, "past 16 KiB: bad");
+	static unsigned char big[EGRESS_TLS_MAX + 20] = {0x16, 3, 1, 0x40, 0x00, 0x01, 0x7f, 0xff, 0xff};
+	ok(egress_tls_name(big, sizeof(big), got) == EGRESS_TLS_BAD, "a ClientHello past EGRESS_TLS_MAX: bad");
+	big[6] = 0x00, big[7] = 0x80, big[8] = 0x00;   /* a ClientHello of 32 KiB */
+	ok(egress_tls_name(big, 16389, got) == EGRESS_TLS_MORE, "a first record of 16 KiB, whole: more wanted");
 }
 
 int main(void)
