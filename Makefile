@@ -15,7 +15,7 @@ INIH_LIBS := $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 # <spawn.h>.
 SRC_DIRS = $(patsubst %/,%,$(wildcard src/*/))
 SRCS = $(wildcard src/*/*.c)
-HDRS = $(wildcard src/*/*.h)
+HDRS = $(wildcard src/*/*.h) inner/mux.h
 LIB_SRCS = $(filter-out src/front/main.c,$(SRCS))
 ifneq ($(wildcard src/*.c src/*.h),)
 $(error $(wildcard src/*.c src/*.h): in no layer: git mv each into the folder of its layer (src/README))
@@ -48,7 +48,7 @@ build/gen/scripts.c: scripts/embed-sh $(SH_SRCS) $(SH_HDRS)
 # (inner/README): static, libc only, so that the image needs nothing; in
 # sandbox as bytes (scripts/embed-bin: build/gen/relay_bin.c, whose
 # objects read the file with the assembler's .incbin).
-build/inner/sandbox-relay: inner/relay.c
+build/inner/sandbox-relay: inner/relay.c inner/mux.h
 	@mkdir -p $(@D)
 	$(CC) -std=c17 $(WARN) -Os -static -s -o $@ $<
 

@@ -24,10 +24,11 @@
  * a type byte, a connection's id (4 bytes) and a length (2 bytes, big
  * endian), then that many bytes: 'O' a new connection, 'D' its bytes
  * (at most MUX_DATA_MAX), 'A' a count of them delivered (4 bytes), 'F'
- * its sender's end of sending, 'X' its end. Each side sends a connection
- * at most MUX_WINDOW bytes the other has not acknowledged, so a
- * connection whose reader is slow stops only itself, and what each side
- * holds is bounded by MUX_WINDOW a connection. A frame against these
+ * its sender's end of sending, 'X' its end. The host sends a connection
+ * at most MUX_WINDOW bytes the relay has not acknowledged, the relay at
+ * most MUX_UP_WINDOW (mux.h), so a connection whose reader is slow stops
+ * only itself, and what each side holds is bounded by its window a
+ * connection, for at most MUX_MAX_CONNS connections. A frame against these
  * rules ends the relay (exit 3); the end of stdin ends it (exit 0).
  * Static, libc only: the image needs nothing. */
 #define _POSIX_C_SOURCE 200809L
@@ -41,6 +42,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "mux.h"
 
 #define RELAY_READY 'R'
 #define RELAY_BUF 65536
@@ -203,10 +206,6 @@ static int relay_connect(int port)
 
 /* ---- listen: many connections over one stream ---- */
 
-#define MUX_HDR 7
-#define MUX_DATA_MAX 16384
-#define MUX_WINDOW (256 * 1024)
-#define MUX_MAX_CONNS 64
 /* Frames waiting for stdout past this: no socket is read. */
 #define MUX_OUT_SOFT (512 * 1024)
 
@@ -299,7 +298,7 @@ static int frame_in(char type, unsigned id, const unsigned char *p, size_t n)
 		if (n != 4)
 			return -1;
 		size_t k = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
-		if (c && (c->credit += k) > MUX_WINDOW)
+		if (c && (c->credit += k) > MUX_UP_WINDOW)
 			return -1;
 	} else if (type == 'F') {
 		if (c)
@@ -335,25 +334,30 @@ static int frames_in(unsigned char *b, size_t *len)
 }
 
 
-static void conn_accept(int lfd)
+/* Every connection waiting, while a slot is free: 0 when none is left
+ * to take. */
+static int conn_accept(int lfd)
 {
-	int fd = accept(lfd, NULL, NULL);
-	if (fd < 0) {
-		accept_stalled = errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
-		return;
-	}
 	struct mconn *c = NULL;
 	for (int i = 0; i < MUX_MAX_CONNS && !c; i++)
 		if (mc[i].fd < 0)
 			c = &mc[i];
-	char *in = c ? malloc(MUX_WINDOW) : NULL;
+	if (!c)
+		return 0;
+	int fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		accept_stalled = errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
+		return 0;
+	}
+	char *in = malloc(MUX_WINDOW);
 	if (!in) {
 		close(fd);
-		return;
+		return 0;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	*c = (struct mconn){.fd = fd, .id = next_id++, .in = in, .credit = MUX_WINDOW};
+	*c = (struct mconn){.fd = fd, .id = next_id++, .in = in, .credit = MUX_UP_WINDOW};
 	put_frame('O', c->id, NULL, 0);
+	return 1;
 }
 
 /* One connection after poll. */
@@ -410,7 +414,7 @@ static int listen_on(int port)
 	s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(s, (struct sockaddr *)&s4, sizeof(s4)) < 0 || listen(s, 64) < 0)
+	    bind(s, (struct sockaddr *)&s4, sizeof(s4)) < 0 || listen(s, MUX_MAX_CONNS) < 0)
 		return -1;
 	fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
 	return s;
@@ -480,7 +484,8 @@ static int relay_listen(int port)
 			if (mc[i].fd >= 0 && p[3 + i].revents)
 				conn_step(&mc[i], p[3 + i].revents);
 		if (p[2].revents & POLLIN)
-			conn_accept(lfd);
+			while (conn_accept(lfd))
+				;
 		if (moutlen > moff) {
 			ssize_t w = write(1, mout + moff, moutlen - moff);
 			if (w < 0 && errno != EAGAIN && errno != EINTR)

@@ -29,16 +29,18 @@
 #include "relay_bin.h"
 #include "spawn.h"
 
-/* Frames past this wait for the relay: no upstream is read meanwhile;
- * past OUT_HARD the relay is not read either (a relay that sends and
- * never reads what it is sent grows nothing). */
+#define PROXY_MAX_CONNS MUX_MAX_CONNS
+/* Frames past this wait for the relay: no upstream is read meanwhile,
+ * and no read takes more than fits under it; past OUT_HARD the relay is
+ * not read either (a relay that sends and never reads what it is sent
+ * grows nothing: what one read of it makes us answer is small). */
 #define OUT_SOFT (1024 * 1024)
-#define OUT_HARD (OUT_SOFT + PROXY_MAX_CONNS * 4 * (MUX_HDR + MUX_DATA_MAX))
+#define OUT_HARD (OUT_SOFT + 256 * 1024)
 /* Frames waiting that long for a relay that takes none: it is gone (its
  * exec client, which cannot flush, would never end). */
 #define STALL_MS 30000
 /* A connection's bytes for its upstream: a window, and our own head. */
-#define UP_CAP (MUX_WINDOW + EGRESS_HEAD_MAX + 256)
+#define UP_CAP (MUX_UP_WINDOW + EGRESS_HEAD_MAX + 256)
 #define MAX_ADDRS 8
 /* A refused connection's client gets this long to read why. */
 #define CLOSE_MS 10000
@@ -533,12 +535,12 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			return false;
 		c->last = now_ms();
 		if (c->st == PS_HEAD) {
-			if (c->head.len + n > MUX_WINDOW)
+			if (c->head.len + n > MUX_UP_WINDOW)
 				return false;
 			head_data(px, c, p, n);
 		} else if (c->st == PS_CLOSING) {
 			c->unacked += n;
-			if (c->unacked >= MUX_WINDOW / 4)
+			if (c->unacked >= MUX_UP_WINDOW / 4)
 				put_ack(px, c);
 		} else {
 			if (c->uplen + n > UP_CAP)
@@ -667,14 +669,15 @@ static void up_step(struct proxy *px, struct pconn *c, short rev)
 			if (c->uplen == 0)
 				c->upoff = 0;
 		}
-		if (c->unacked >= MUX_WINDOW / 4 || (c->uplen == 0 && c->unacked))
+		if (c->unacked >= MUX_UP_WINDOW / 4 || (c->uplen == 0 && c->unacked))
 			put_ack(px, c);
 	}
 	if (!c->up_eof && c->credit && px->out.len - px->outoff < OUT_SOFT &&
 	    (rev & (POLLIN | POLLHUP | POLLERR))) {
 		static char buf[4 * MUX_DATA_MAX];
+		size_t room = OUT_SOFT - (px->out.len - px->outoff);
 		size_t want = c->credit < sizeof(buf) ? c->credit : sizeof(buf);
-		ssize_t r = read(c->fd, buf, want);
+		ssize_t r = read(c->fd, buf, want < room ? want : room);
 		if (r > 0) {
 			put_data(px, c, buf, (size_t)r);
 			c->last = now_ms();

@@ -11,7 +11,7 @@
  * what it resolved, and relays. Every connection's fate goes to the
  * log, DIR/NAME.jsonl in ~/.local/state/sandbox/net (history.h's way:
  * one JSON object a line, where no workspace can write). Bounded in
- * everything: PROXY_MAX_CONNS at once, EGRESS_HEAD_MAX of request head
+ * everything: MUX_MAX_CONNS (256) at once, EGRESS_HEAD_MAX of request head
  * read within PROXY_HEAD_MS, PROXY_IDLE_MS without a byte either way,
  * a window per connection each way; a workspace that floods or stalls
  * it slows only its own connections. */
@@ -22,7 +22,6 @@
 #include "err.h"
 #include "workspace.h"
 
-#define PROXY_MAX_CONNS 64
 #define PROXY_HEAD_MS 30000
 #define PROXY_CONNECT_MS 10000
 #define PROXY_IDLE_MS 300000

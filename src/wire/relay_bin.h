@@ -18,12 +18,9 @@ static inline size_t relay_bin_size(void)
 
 /* Its first byte on stdout once connected, before any of the connection's. */
 #define RELAY_READY 'R'
-/* sandbox-relay listen's frames (inner/relay.c says how they go): a
- * type byte, a connection's id (4 bytes), a length (2), all big
- * endian, then the bytes. These must be the relay's own. */
-#define MUX_HDR 7
-#define MUX_DATA_MAX 16384
-#define MUX_WINDOW (256 * 1024)
+/* sandbox-relay listen's frames: MUX_HDR, MUX_DATA_MAX, the windows
+ * and MUX_MAX_CONNS, shared with the relay itself. */
+#include "../../inner/mux.h"
 
 /* The CPU it is built for, as uname -m says it: it runs on no other. */
 #if defined(__x86_64__)

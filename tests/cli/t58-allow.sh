@@ -4,10 +4,10 @@
 # patterns name, and nothing else. Bad patterns are refused with 2 and
 # nothing made; the proxy is named in every form tools read; real clients
 # get through (BusyBox wget; on Debian apt's http and https methods and
-# perl), bytes intact both ways, 20 at once, one stalled reader stopping
-# only itself; a name not listed, a listed name at another port, a name
-# that resolves to loopback, an address literal, a bad or endless request
-# head, a Host that disagrees: refused, each with its reason, on record;
+# perl), bytes intact both ways, 20 at once, 200 held open at once, one
+# stalled reader stopping only itself; a name not listed, a listed name
+# at another port, a name that resolves to loopback, an address literal,
+# a bad or endless request head, a Host that disagrees: refused, each with its reason, on record;
 # a tool that ignores the proxy finds no network; a relay the workspace
 # replaced with a forger ends its own proxy and nothing else; stop,
 # start and destroy take the proxy with them; net shows the record, as a
@@ -273,6 +273,28 @@ test_expect_success PYTHON 'twenty at once, each intact' '
 	fi &&
 	echo "20 $(cat big.sha)" >expect &&
 	sed "s/^ *//" many >got && cmp_file expect got
+'
+
+# The upstream answers none of a TOKEN's requests until 200 of them are
+# held open at once: fewer slots than that, anywhere on the way, and
+# none is answered. BusyBox's requests each carry a body of 1 MB as
+# well (no NUL in it: BusyBox's wget reads its --post-file as a string),
+# waiting on the way until the upstream reads them.
+test_expect_success PYTHON 'two hundred at once, each held open until all are' '
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec --timeout 300 -c "head -c 1000000 /dev/zero | tr \"\\0\" x >/tmp/body &&
+			for i in \$(seq 200); do
+				wget -q -O /tmp/g\$i --post-file /tmp/body http://up.test:$UP/gather/200/a &
+			done; wait; cat /tmp/g*; rm -f /tmp/g* /tmp/body" >many &&
+		echo "200 gathered 200 1000000" >expect
+	else
+		sb -w "$REF" exec --timeout 300 -- perl -MIO::Socket::INET -e "
+			my @s = map { IO::Socket::INET->new(PeerAddr => q(127.0.0.1:3128)) or die qq(connect: \$!) } 1 .. 200;
+			print \$_ qq(GET http://up.test:$UP/gather/200/a HTTP/1.0\r\n\r\n) for @s;
+			for (@s) { local \$/; my \$r = <\$_>; \$r =~ s/^.*?\r\n\r\n//s; print \$r; }" >many &&
+		echo "200 gathered 200 0" >expect
+	fi &&
+	sort many | uniq -c | sed "s/^ *//" >got && cmp_file expect got
 '
 
 test_expect_success PYTHON,BUSYBOX 'a reader that stalls stops only its own connection' '
