@@ -408,13 +408,25 @@ static void conn_step(struct mconn *c, short rev)
 		conn_close(c, 0);
 }
 
+/* The port in use: the listener of a proxy that was killed may still be
+ * ending (its stdin's end reaches it through the engine): tried again
+ * for LISTEN_WAIT_MS. */
+#define LISTEN_WAIT_MS 5000
+
 static int listen_on(int port)
 {
 	struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
 	s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(s, (struct sockaddr *)&s4, sizeof(s4)) < 0 || listen(s, MUX_MAX_CONNS) < 0)
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+		return -1;
+	int b, waited = 0;
+	while ((b = bind(s, (struct sockaddr *)&s4, sizeof(s4))) < 0 && errno == EADDRINUSE &&
+	       waited < LISTEN_WAIT_MS) {
+		poll(NULL, 0, 100);
+		waited += 100;
+	}
+	if (b < 0 || listen(s, MUX_MAX_CONNS) < 0)
 		return -1;
 	fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
 	return s;

@@ -57,6 +57,15 @@ bool netproxy_holds(const char *path)
 	return held;
 }
 
+bool netproxy_lost(const char *id)
+{
+	struct err ignored = {0};
+	char *lock = netproxy_lock_new(id, &ignored);
+	bool lost = lock && access(lock, F_OK) == 0 && !netproxy_holds(lock);
+	free(lock);
+	return lost;
+}
+
 static void term_holder(const char *lock)
 {
 	char buf[64] = "";

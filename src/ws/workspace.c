@@ -292,10 +292,16 @@ int ws_attach(struct app *a, const char *ref, bool trust_cache, struct ws *ws,
 	ws->name = xstrdup(ref);
 	if (trust_cache && cache_get(a, ref, ws)) {
 		ws->cached = true;
-		if (!ws_expired(ws))
+		if (ws_expired(ws)) {
+			err_set(e, ERR_WORKSPACE, "workspace %s expired (its ttl ran out); remove it with 'sandbox prune --expired' and create another", ref);
+			goto fail;
+		}
+		/* A proxy that was killed is started again: that takes the
+		 * workspace as the engine says it is. */
+		if (!netproxy_lost(ws->id))
 			return 0;
-		err_set(e, ERR_WORKSPACE, "workspace %s expired (its ttl ran out); remove it with 'sandbox prune --expired' and create another", ref);
-		goto fail;
+		ws_free(ws);
+		ws->name = xstrdup(ref);
 	}
 	enum ws_state state;
 	if (ws_inspect(a, ref, &state, ws, e) < 0)
@@ -678,6 +684,15 @@ static void ws_copy(struct ws *dst, const struct ws *src)
 
 int ws_select(struct app *a, struct ws *ws, struct err *e)
 {
+	if (a->ws_pin && netproxy_lost(a->ws_pin->id)) {
+		/* Its proxy was killed: started again, and the pin renewed. */
+		struct ws fresh;
+		if (ws_attach(a, a->ws_pin->name, false, &fresh, e) < 0)
+			return -1;
+		ws_free(a->ws_pin);
+		ws_copy(a->ws_pin, &fresh);
+		ws_free(&fresh);
+	}
 	if (a->ws_pin) {
 		/* Known already: no cache read, no inspect. */
 		ws_copy(ws, a->ws_pin);

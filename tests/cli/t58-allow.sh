@@ -9,7 +9,8 @@
 # at another port, a name that resolves to loopback, an address literal,
 # a bad or endless request head, a Host that disagrees: refused, each with its reason, on record;
 # a tool that ignores the proxy finds no network; a relay the workspace
-# replaced with a forger ends its own proxy and nothing else; stop,
+# replaced with a forger ends its own proxy and nothing else; a proxy
+# killed is started again by the next command or MCP call; stop,
 # start and destroy take the proxy with them; net shows the record, as a
 # table, --json and --follow.
 #
@@ -388,12 +389,14 @@ test_expect_success PYTHON 'net --follow shows a connection as it ends' '
 '
 
 test_expect_success PYTHON 'a relay the workspace replaced: its proxy ends, nothing else' '
-	sb -w "$REF" exec -c "for p in /proc/[0-9]*; do tr \"\\0\" \" \" <\$p/cmdline 2>/dev/null | grep -q \"[l]isten 3128\" && kill -9 \${p#/proc/}; done; :" &&
-	wait_until 60 no_proxy_of "$ID" &&
 	printf "#!/bin/sh\nprintf \"L\\\\0\\\\0\\\\0\\\\0\\\\0\\\\0\"\nexec head -c 50000000 /dev/zero\n" >forger &&
 	RELAY=$(sb -w "$REF" exec -c "ls /tmp/.sandbox-relay-*") &&
 	sb -w "$REF" write "$RELAY" <forger &&
 	sb -w "$REF" exec -- chmod 755 "$RELAY" &&
+	# The listener that runs, killed: the next command starts another
+	# proxy, whose listener is the forger.
+	sb -w "$REF" exec -c "for p in /proc/[0-9]*; do tr \"\\0\" \" \" <\$p/cmdline 2>/dev/null | grep -q \"[l]isten 3128\" && kill -9 \${p#/proc/}; done; :" &&
+	wait_until 60 no_proxy_of "$ID" &&
 	# Refused as it starts, or at the first frame after its word (which
 	# may come in a read of its own): gone either way.
 	{ sb start "$REF" 2>err ||
@@ -455,6 +458,40 @@ test_expect_success PYTHON,PLAIN_BUILD 'the proxy.s memory stays bounded' '
 	kib=$(awk "/^VmHWM:/ { print \$2 }" "/proc/$P/status") &&
 	echo "# the proxy peak: $kib KiB" &&
 	test "$kib" -lt 32768
+'
+
+test_expect_success PYTHON 'a proxy killed: the next command starts another' '
+	P=$(proxy_of "$ID") && test -n "$P" &&
+	kill -9 "$P" &&
+	wait_until 30 no_proxy_of "$ID" &&
+	fetch "http://up.test:$UP/small" /tmp/again &&
+	sb -w "$REF" exec -- cat /tmp/again >again &&
+	echo hello-upstream >expect && cmp_file expect again &&
+	P2=$(proxy_of "$ID") && test -n "$P2" && test "$P2" != "$P"
+'
+
+# The same through one MCP server, which knows its workspace from its
+# start and asks the engine nothing more: its next call starts another.
+test_expect_success PYTHON 'a proxy killed under an MCP server: its next call starts another' '
+	if test_have_prereq BUSYBOX; then
+		get="wget -q -O - http://up.test:$UP/small"
+	else
+		get="/usr/lib/apt/apt-helper download-file http://up.test:$UP/small /tmp/m >/dev/null && cat /tmp/m"
+	fi &&
+	python3 "$TEST_LIB_DIR/mcp-client" "$SANDBOX" --engine "$ENGINE" mcp -w "$REF" >out 2>out.err <<-EOF &&
+	init
+	<
+	call 1 exec {"command":"$get"}
+	<
+	run pkill -9 -f -- "net serve [^ ]* $ID "
+	until ! pgrep -f -- "net serve [^ ]* $ID " >/dev/null
+	call 2 exec {"command":"$get"}
+	<
+	close
+	EOF
+	test "$(grep -c hello-upstream out)" = 2 &&
+	no_grep_file "\"isError\": *true" out &&
+	has_proxy_of "$ID"
 '
 
 test_expect_success PYTHON 'stop ends the proxy, start brings it back, destroy ends it' '
