@@ -492,9 +492,15 @@ static int relay_listen(int port)
 					conn_step(c, 0);
 			}
 		}
-		for (int i = 0; i < MUX_MAX_CONNS; i++)
+		/* Each turn starts at another slot: the room under
+		 * MUX_OUT_SOFT goes round. */
+		static unsigned turn;
+		unsigned first = turn++ % MUX_MAX_CONNS;
+		for (int k = 0; k < MUX_MAX_CONNS; k++) {
+			int i = (int)((first + (unsigned)k) % MUX_MAX_CONNS);
 			if (mc[i].fd >= 0 && p[3 + i].revents)
 				conn_step(&mc[i], p[3 + i].revents);
+		}
 		if (p[2].revents & POLLIN)
 			while (conn_accept(lfd))
 				;

@@ -29,11 +29,14 @@
 #include "relay_bin.h"
 #include "spawn.h"
 
-#define PROXY_MAX_CONNS MUX_MAX_CONNS
+/* The relay's slots, and some: one it let go may still be ending here
+ * (an upstream still taking what it was sent). */
+#define PROXY_MAX_CONNS (MUX_MAX_CONNS + MUX_MAX_CONNS / 8)
 /* Frames past this wait for the relay: no upstream is read meanwhile,
- * and no read takes more than fits under it; past OUT_HARD the relay is
- * not read either (a relay that sends and never reads what it is sent
- * grows nothing: what one read of it makes us answer is small). */
+ * and no read takes more than fits under it; past OUT_HARD no frame of
+ * the relay's is taken either (a relay that sends and never reads what
+ * it is sent grows nothing: each frame taken makes at most a refusal's
+ * worth of answer). */
 #define OUT_SOFT (1024 * 1024)
 #define OUT_HARD (OUT_SOFT + 256 * 1024)
 /* Frames waiting that long for a relay that takes none: it is gone (its
@@ -58,6 +61,7 @@ struct pconn {
 	size_t uplen, upoff, up_own; /* up_own: our head's bytes, first */
 	size_t credit;             /* what the workspace may still be sent */
 	size_t unacked;            /* of its bytes, taken but not acknowledged */
+	size_t inflight;           /* sent us and not acknowledged: its window */
 	int fd;                    /* the upstream, or -1 */
 	bool ws_fin, up_eof, up_shut;
 	bool tls_check;            /* a tunnel: its first bytes not yet seen */
@@ -94,6 +98,8 @@ struct proxy {
 	unsigned char *in;         /* frames from it */
 	size_t inlen;
 	struct pconn conn[PROXY_MAX_CONNS];
+	size_t hint;               /* conn_of's first look */
+	size_t turn;               /* the loop's turns: whose upstream goes first */
 	bool broken;               /* the relay broke the rules: the end */
 	char errbuf[ERR_CAP];
 	size_t errlen;
@@ -152,6 +158,7 @@ static void put_ack(struct proxy *px, struct pconn *c)
 	unsigned char b[4] = {(unsigned char)(c->unacked >> 24), (unsigned char)(c->unacked >> 16),
 			      (unsigned char)(c->unacked >> 8), (unsigned char)c->unacked};
 	put_frame(px, 'A', c->id, b, 4);
+	c->inflight -= c->unacked < c->inflight ? c->unacked : c->inflight;
 	c->unacked = 0;
 }
 
@@ -388,6 +395,7 @@ static void connected(struct proxy *px, struct pconn *c)
 		put_data(px, c, ok, sizeof(ok) - 1);
 		c->received = 0;
 		c->tls_check = true;
+		c->deadline = c->last + PROXY_HEAD_MS;
 	}
 }
 
@@ -457,11 +465,18 @@ static void decide(struct proxy *px, struct pconn *c, struct egress_req *r)
 
 /* ---- frames from the workspace ---- */
 
+/* The frames of one connection come in runs: its slot is looked at
+ * first. */
 static struct pconn *conn_of(struct proxy *px, unsigned id)
 {
+	struct pconn *h = &px->conn[px->hint];
+	if (h->used && h->id == id)
+		return h;
 	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
-		if (px->conn[i].used && px->conn[i].id == id)
+		if (px->conn[i].used && px->conn[i].id == id) {
+			px->hint = i;
 			return &px->conn[i];
+		}
 	return NULL;
 }
 
@@ -471,8 +486,20 @@ static void conn_open(struct proxy *px, unsigned id)
 	for (size_t i = 0; i < PROXY_MAX_CONNS && !c; i++)
 		if (!px->conn[i].used)
 			c = &px->conn[i];
-	if (!c || conn_of(px, id)) {
+	if (conn_of(px, id)) {
 		put_frame(px, 'X', id, NULL, 0);
+		return;
+	}
+	if (!c) {
+		/* Told why, within the window every new one has, then our end
+		 * of sending: the relay writes it before it closes. What the
+		 * client sends meanwhile is dropped here as any frame of a
+		 * connection unknown. */
+		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+					   "Content-Length: 43\r\nConnection: close\r\n\r\n"
+					   "sandbox: too many connections at once here\n";
+		put_frame(px, 'D', id, busy, sizeof(busy) - 1);
+		put_frame(px, 'F', id, NULL, 0);
 		return;
 	}
 	*c = (struct pconn){.used = true, .id = id, .st = PS_HEAD, .fd = -1, .credit = MUX_WINDOW,
@@ -531,8 +558,9 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			return false;
 		if (!c)
 			return true;
-		if (c->ws_fin)
+		if (c->ws_fin || c->inflight + n > MUX_UP_WINDOW)
 			return false;
+		c->inflight += n;
 		c->last = now_ms();
 		if (c->st == PS_HEAD) {
 			if (c->head.len + n > MUX_UP_WINDOW)
@@ -551,6 +579,10 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 				c->upoff = 0;
 			}
 			memcpy(c->up + c->upoff + c->uplen, p, n);
+			/* A tunnel's first bytes have PROXY_HEAD_MS to be a whole
+			 * ClientHello (or plainly none). */
+			if (c->tls_check && c->uplen == 0)
+				c->deadline = c->last + PROXY_HEAD_MS;
 			c->uplen += n;
 		}
 		return true;
@@ -566,6 +598,8 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 		if (!c)
 			return true;
 		c->ws_fin = true;
+		/* Its first bytes, cut short by its end: looked at once more. */
+		c->tls_seen = 0;
 		if (c->st == PS_HEAD && c->head.len) {
 			/* It may still read: it is told why. */
 			snprintf(c->method, sizeof(c->method), "?");
@@ -586,10 +620,12 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 	}
 }
 
+/* Whole frames taken, while what waits for the relay is under OUT_HARD:
+ * the rest waits in px->in. False for one against the rules. */
 static bool frames_in(struct proxy *px)
 {
 	size_t off = 0;
-	while (px->inlen - off >= MUX_HDR) {
+	while (px->inlen - off >= MUX_HDR && px->out.len - px->outoff < OUT_HARD) {
 		const unsigned char *h = px->in + off;
 		size_t n = (size_t)h[5] << 8 | h[6];
 		if (n > MUX_DATA_MAX)
@@ -713,6 +749,10 @@ static void check_times(struct proxy *px)
 			connect_next(px, c, 0);
 		} else if (c->st == PS_CLOSING && now >= c->deadline) {
 			conn_free(px, c, true);
+		} else if (c->st == PS_RELAY && c->tls_check && c->uplen && now >= c->deadline) {
+			snprintf(c->why, sizeof(c->why), "the tunnel's first bytes were no whole TLS ClientHello in time");
+			c->allowed = false;
+			conn_free(px, c, true);
 		} else if (c->st == PS_RELAY && now - c->last >= PROXY_IDLE_MS) {
 			snprintf(c->why, sizeof(c->why), "on the allow-list; ended idle");
 			conn_free(px, c, true);
@@ -728,6 +768,8 @@ static int next_timeout(const struct proxy *px)
 		if (!c->used)
 			continue;
 		long long until = (c->st == PS_RELAY ? c->last + PROXY_IDLE_MS : c->deadline) - now;
+		if (c->st == PS_RELAY && c->tls_check && c->uplen && c->deadline - now < until)
+			until = c->deadline - now;
 		if (until < 0)
 			until = 0;
 		if (t < 0 || until < t)
@@ -915,10 +957,14 @@ static void run(struct proxy *px)
 			relay_err(px);
 		/* The upstreams' events first: a frame read after them may free
 		 * a slot and open another connection in it, which the events
-		 * of the last one's descriptor are not for. */
-		for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
+		 * of the last one's descriptor are not for. Each turn starts
+		 * at another slot: the room under OUT_SOFT goes round. */
+		size_t first = px->turn++ % PROXY_MAX_CONNS;
+		for (size_t k = 0; k < PROXY_MAX_CONNS; k++) {
+			size_t i = (first + k) % PROXY_MAX_CONNS;
 			if (px->conn[i].used && p[4 + i].revents)
 				up_step(px, &px->conn[i], p[4 + i].revents);
+		}
 		if (p[1].revents && !relay_read(px))
 			break;
 		/* What no poll event reports: a client's end to pass on, a
@@ -934,6 +980,11 @@ static void run(struct proxy *px)
 		check_times(px);
 		if (px->out.len > px->outoff && !relay_write(px))
 			break;
+		/* Frames left waiting for room (frames_in), now there is some. */
+		if (px->inlen >= MUX_HDR && px->out.len - px->outoff < OUT_HARD && !frames_in(px)) {
+			px->broken = true;
+			break;
+		}
 	}
 }
 

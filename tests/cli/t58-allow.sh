@@ -200,6 +200,27 @@ test_expect_success PYTHON,OPENSSL 'a tunnel whose TLS asks for another name: re
 	last_rec "d[\"verdict\"] == \"refused\" and d[\"method\"] == \"CONNECT\" and \"asks for pypi.org, not tls.test\" in d[\"why\"] and d[\"sent\"] == 0"
 '
 
+# A TLS record's first five bytes after the tunnel is made (so that the
+# proxy has looked at them, most likely, before the end comes), then the
+# client's end of sending: no whole ClientHello will come, so the tunnel
+# ends at once, on record, rather than holding its slot until the idle
+# time. The pauses only make the order likely; the outcome is the same.
+test_expect_success PYTHON 'a tunnel whose first bytes end short of a ClientHello: ended, on record' '
+	if test_have_prereq BUSYBOX; then
+		sb -w "$REF" exec -c "{ printf \"CONNECT up.test:$UP HTTP/1.1\\r\\n\\r\\n\"; sleep 1;
+			printf \"\\026\\003\\001\\100\\000\"; sleep 1; } | timeout 20 nc 127.0.0.1 3128" >out
+	else
+		sb -w "$REF" exec -- perl -MIO::Socket::INET -e "
+			my \$s = IO::Socket::INET->new(PeerAddr => q(127.0.0.1:3128)) or die;
+			local \$SIG{ALRM} = sub { die qq(no end\n) }; alarm 20; \$| = 1;
+			print \$s qq(CONNECT up.test:$UP HTTP/1.1\r\n\r\n); my \$ok = <\$s>; print \$ok;
+			print \$s qq(\x16\x03\x01\x40\x00); select(undef, undef, undef, 0.5); shutdown(\$s, 1);
+			print <\$s>;" >out
+	fi &&
+	grep_file "200 Connection established" out &&
+	last_rec "d[\"verdict\"] == \"refused\" and d[\"method\"] == \"CONNECT\" and \"broken TLS ClientHello\" in d[\"why\"] and d[\"sent\"] == 0"
+'
+
 # late (setup's): a server that says hello, then closes a moment later,
 # after its client has half closed or while it waits: its end must reach
 # the client, and the relay's slot be let go (70 of them, past the 64).
