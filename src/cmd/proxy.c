@@ -191,6 +191,8 @@ static void log_conn(struct proxy *px, const struct pconn *c)
 static void put_record(struct proxy *px, const struct pconn *c, long folded)
 {
 	static const struct pconn none = {.port = 0};
+	if (!px->pc->logdir)
+		return;    /* proxy_fuzz_feed's: no log */
 	char why[120];
 	if (!c) {
 		snprintf(why, sizeof(why), "%ld more refused in %d s, not recorded one by one", folded,
@@ -1081,4 +1083,72 @@ done:
 	free(px->in);
 	free(px);
 	return rc;
+}
+
+/* ---- for the fuzzer ---- */
+
+/* The most one frame taken makes us answer: a refusal (its text, F, A). */
+#define ANSWER_MAX (2 * 1024)
+
+static const char *fuzz_bounds(const struct proxy *px)
+{
+	if (px->out.len - px->outoff >= OUT_HARD + ANSWER_MAX)
+		return "the frames for the relay passed OUT_HARD";
+	if (px->inlen > IN_CAP)
+		return "the frames from the relay passed IN_CAP";
+	for (size_t i = 0; i < PROXY_MAX_CONNS; i++) {
+		const struct pconn *c = &px->conn[i];
+		if (!c->used)
+			continue;
+		if (c->inflight > MUX_UP_WINDOW)
+			return "a connection's bytes in flight passed its window";
+		if (c->credit > MUX_WINDOW)
+			return "a connection's credit passed the relay's window";
+		if (c->head.len > MUX_UP_WINDOW || c->uplen + c->upoff > UP_CAP)
+			return "a connection's buffer passed its cap";
+	}
+	return NULL;
+}
+
+const char *proxy_fuzz_feed(const unsigned char *b, size_t n)
+{
+	static struct ws ws = {.name = "fuzz"};
+	static const struct proxy_conf pc = {.ws = &ws, .report = -1};
+	struct proxy *px = xmalloc(sizeof(*px));
+	memset(px, 0, sizeof(*px));
+	px->pc = &pc;
+	px->relay = (struct proc){.pid = -1, .in = -1, .out = -1, .err = -1};
+	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
+		px->conn[i].fd = -1;
+	px->in = xmalloc(IN_CAP);
+	const char *broke = NULL;
+	size_t off = 0;
+	bool ok = true;
+	while (ok && !broke && (off < n || px->inlen >= MUX_HDR)) {
+		size_t k = off < n ? (size_t)b[off++] * 97 + 1 : 0;
+		if (k > n - off)
+			k = n - off;
+		if (k > IN_CAP - px->inlen)
+			k = IN_CAP - px->inlen;
+		memcpy(px->in + px->inlen, b + off, k);
+		px->inlen += k;
+		off += k;
+		size_t before = px->inlen;
+		ok = frames_in(px);
+		/* One against the rules ends the proxy: what it left is let go. */
+		broke = ok ? fuzz_bounds(px) : NULL;
+		/* The relay read it all. */
+		bool full = px->out.len - px->outoff >= OUT_HARD;
+		sbuf_reset(&px->out);
+		px->outoff = 0;
+		if (k == 0 && px->inlen == before && !full)
+			break;    /* what is left is no whole frame */
+	}
+	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
+		if (px->conn[i].used)
+			conn_free(px, &px->conn[i], false);
+	sbuf_free(&px->out);
+	free(px->in);
+	free(px);
+	return broke;
 }

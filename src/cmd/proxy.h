@@ -44,4 +44,13 @@ struct proxy_conf {
  * start. */
 int proxy_serve(const struct proxy_conf *pc, struct err *e);
 
+/* For tests/fuzz/fuzz_proxy.c: b, as frames from a relay, fed in pieces
+ * (each piece's length drawn from its first byte) to a proxy with no
+ * pattern (so every request is refused, and nothing is resolved or
+ * connected to), no relay and no log, whose frames for the relay are
+ * taken whenever they pass OUT_HARD. NULL when every bound held after
+ * every piece (what waits for the relay, each connection's window and
+ * buffers), else the one that did not. */
+const char *proxy_fuzz_feed(const unsigned char *b, size_t n);
+
 #endif
