@@ -369,8 +369,9 @@ static void conn_step(struct mconn *c, short rev)
 	}
 	if (!c->fd_eof && c->credit && moutlen < MUX_OUT_SOFT && (rev & (POLLIN | POLLHUP | POLLERR))) {
 		static char buf[4 * MUX_DATA_MAX];
+		size_t room = MUX_OUT_SOFT - moutlen;
 		size_t want = c->credit < sizeof(buf) ? c->credit : sizeof(buf);
-		ssize_t r = read(c->fd, buf, want);
+		ssize_t r = read(c->fd, buf, want < room ? want : room);
 		if (r > 0) {
 			for (size_t off = 0; off < (size_t)r; off += MUX_DATA_MAX)
 				put_frame('D', c->id, buf + off,

@@ -502,6 +502,10 @@ static void conn_open(struct proxy *px, unsigned id)
 					   "sandbox: too many connections at once here\n";
 		put_frame(px, 'D', id, busy, sizeof(busy) - 1);
 		put_frame(px, 'F', id, NULL, 0);
+		struct pconn t = {.id = id, .fd = -1, .t0 = now_ms()};
+		snprintf(t.method, sizeof(t.method), "?");
+		snprintf(t.why, sizeof(t.why), "too many connections at once (503)");
+		log_conn(px, &t);
 		return;
 	}
 	*c = (struct pconn){.used = true, .id = id, .st = PS_HEAD, .fd = -1, .credit = MUX_WINDOW,
@@ -558,8 +562,14 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 	case 'D':
 		if (n == 0 || n > MUX_DATA_MAX)
 			return false;
-		if (!c)
+		if (!c) {
+			/* Of one ended here (or never taken: 503): taken and
+			 * dropped, so that its sender's window stays open until
+			 * its client's end. */
+			unsigned char k[4] = {0, 0, (unsigned char)(n >> 8), (unsigned char)n};
+			put_frame(px, 'A', id, k, 4);
 			return true;
+		}
 		if (c->ws_fin || c->inflight + n > MUX_UP_WINDOW)
 			return false;
 		c->inflight += n;
@@ -1040,16 +1050,21 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
 		px->conn[i].fd = -1;
 	int rc = 0, lock = open(pc->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
+	/* A command's look at the lock (netproxy_holds) takes it for a
+	 * moment: tried again a while before another is taken to run. */
+	int tries = 0;
+	while (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK && ++tries < 20)
+		poll(NULL, 0, 10);
+	if (lock < 0 || tries == 20) {
 		/* Another runs for it (started meanwhile): that one serves. */
 		report(pc, NULL);
 		goto done;
 	}
-	/* Whose it is, for doctor. */
-	char who[200];
-	int wn = snprintf(who, sizeof(who), "%ld %s\n", (long)getpid(), pc->ws->name);
-	if (ftruncate(lock, 0) == 0 && wn > 0)
-		write_all(lock, who, (size_t)wn < sizeof(who) ? (size_t)wn : sizeof(who) - 1);
+	/* Empty until it serves: one that never did, or whose relay broke
+	 * the rules, is no proxy lost (netproxy_lost) for every next
+	 * command to start again. */
+	if (ftruncate(lock, 0) < 0)
+		rc = err_set(e, ERR_ENGINE, "cannot write %s: %s", pc->lock, strerror(errno));
 	char why[200];
 	for (size_t i = 0; i < pc->npatterns && rc == 0; i++) {
 		if (px->npat == EGRESS_MAX_PATTERNS ||
@@ -1061,6 +1076,13 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 		rc = read_resolve(px, pc->resolve, e);
 	if (rc == 0)
 		rc = relay_start(px, e);
+	if (rc == 0) {
+		/* Whose it is, for doctor; and that it served. */
+		char who[200];
+		int wn = snprintf(who, sizeof(who), "%ld %s\n", (long)getpid(), pc->ws->name);
+		if (wn > 0)
+			write_all(lock, who, (size_t)wn < sizeof(who) ? (size_t)wn : sizeof(who) - 1);
+	}
 	/* One that failed lets go of the lock before it says so: the next
 	 * command must find none running. */
 	if (rc < 0) {
@@ -1076,6 +1098,9 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 	px->window_start = 0;
 	log_conn(px, NULL);
 	relay_stop(px);
+	/* A relay that broke the rules: no proxy lost (see above). */
+	if (px->broken && lock >= 0 && ftruncate(lock, 0) < 0)
+		rc = err_set(e, ERR_ENGINE, "cannot write %s: %s", pc->lock, strerror(errno));
 done:
 	if (lock >= 0)
 		close(lock);

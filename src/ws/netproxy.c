@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,7 +62,8 @@ bool netproxy_lost(const char *id)
 {
 	struct err ignored = {0};
 	char *lock = netproxy_lock_new(id, &ignored);
-	bool lost = lock && access(lock, F_OK) == 0 && !netproxy_holds(lock);
+	struct stat st;
+	bool lost = lock && lstat(lock, &st) == 0 && st.st_size > 0 && !netproxy_holds(lock);
 	free(lock);
 	return lost;
 }

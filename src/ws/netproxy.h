@@ -23,9 +23,11 @@ int netproxy_start(struct app *a, const struct ws *ws, struct err *e);
 char *netproxy_lock_new(const char *id, struct err *e);
 /* Whether a proxy holds the lock at path. */
 bool netproxy_holds(const char *path);
-/* Whether the container id had a proxy that runs no more (killed, or
- * its workspace stopped): its lock is there, held by nobody. No engine
- * call: what a command that trusts its cache asks before it does. */
+/* Whether the container id had a proxy that served and runs no more
+ * (killed, or its workspace stopped): its lock is there, held by nobody,
+ * and says whose it was (one that never served, or whose listener broke
+ * the rules, empties it: no command starts such a one again but a start).
+ * No engine call: what a command that trusts its cache asks first. */
 bool netproxy_lost(const char *id);
 /* The workspaces whose proxies run (as each wrote in its lock: "PID
  * NAME"), into names: 0, or -1 with e set (no directory to look in). */
