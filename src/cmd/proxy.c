@@ -153,11 +153,17 @@ static void put_data(struct proxy *px, struct pconn *c, const char *p, size_t n)
 	}
 }
 
+/* An acknowledgement of k bytes of connection id. */
+static void put_count(struct proxy *px, unsigned id, size_t k)
+{
+	unsigned char b[4] = {(unsigned char)(k >> 24), (unsigned char)(k >> 16),
+			      (unsigned char)(k >> 8), (unsigned char)k};
+	put_frame(px, 'A', id, b, 4);
+}
+
 static void put_ack(struct proxy *px, struct pconn *c)
 {
-	unsigned char b[4] = {(unsigned char)(c->unacked >> 24), (unsigned char)(c->unacked >> 16),
-			      (unsigned char)(c->unacked >> 8), (unsigned char)c->unacked};
-	put_frame(px, 'A', c->id, b, 4);
+	put_count(px, c->id, c->unacked);
 	c->inflight -= c->unacked < c->inflight ? c->unacked : c->inflight;
 	c->unacked = 0;
 }
@@ -566,8 +572,7 @@ static bool frame_in(struct proxy *px, char type, unsigned id, const unsigned ch
 			/* Of one ended here (or never taken: 503): taken and
 			 * dropped, so that its sender's window stays open until
 			 * its client's end. */
-			unsigned char k[4] = {0, 0, (unsigned char)(n >> 8), (unsigned char)n};
-			put_frame(px, 'A', id, k, 4);
+			put_count(px, id, n);
 			return true;
 		}
 		if (c->ws_fin || c->inflight + n > MUX_UP_WINDOW)
@@ -1040,15 +1045,37 @@ static void report(const struct proxy_conf *pc, const struct err *e)
 	close(pc->report);
 }
 
-int proxy_serve(const struct proxy_conf *pc, struct err *e)
+static struct proxy *proxy_new(const struct proxy_conf *pc)
 {
-	signal(SIGPIPE, SIG_IGN);
 	struct proxy *px = xmalloc(sizeof(*px));
 	memset(px, 0, sizeof(*px));
 	px->pc = pc;
 	px->relay = (struct proc){.pid = -1, .in = -1, .out = -1, .err = -1};
 	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
 		px->conn[i].fd = -1;
+	px->in = xmalloc(IN_CAP);
+	return px;
+}
+
+/* Every connection ended, each on record, the relay told nothing. */
+static void conns_end(struct proxy *px)
+{
+	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
+		if (px->conn[i].used)
+			conn_free(px, &px->conn[i], false);
+}
+
+static void proxy_free(struct proxy *px)
+{
+	sbuf_free(&px->out);
+	free(px->in);
+	free(px);
+}
+
+int proxy_serve(const struct proxy_conf *pc, struct err *e)
+{
+	signal(SIGPIPE, SIG_IGN);
+	struct proxy *px = proxy_new(pc);
 	int rc = 0, lock = open(pc->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	/* A command's look at the lock (netproxy_holds) takes it for a
 	 * moment: tried again a while before another is taken to run. */
@@ -1071,7 +1098,6 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 		    egress_pat_parse(pc->patterns[i], &px->pat[px->npat++], why, sizeof(why)) < 0)
 			rc = err_set(e, ERR_USAGE, "allow '%s': not a pattern", pc->patterns[i]);
 	}
-	px->in = xmalloc(IN_CAP);
 	if (rc == 0)
 		rc = read_resolve(px, pc->resolve, e);
 	if (rc == 0)
@@ -1092,9 +1118,7 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 	report(pc, rc == 0 ? NULL : e);
 	if (rc == 0)
 		run(px);
-	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
-		if (px->conn[i].used)
-			conn_free(px, &px->conn[i], false);
+	conns_end(px);
 	px->window_start = 0;
 	log_conn(px, NULL);
 	relay_stop(px);
@@ -1104,9 +1128,7 @@ int proxy_serve(const struct proxy_conf *pc, struct err *e)
 done:
 	if (lock >= 0)
 		close(lock);
-	sbuf_free(&px->out);
-	free(px->in);
-	free(px);
+	proxy_free(px);
 	return rc;
 }
 
@@ -1139,13 +1161,7 @@ const char *proxy_fuzz_feed(const unsigned char *b, size_t n)
 {
 	static struct ws ws = {.name = "fuzz"};
 	static const struct proxy_conf pc = {.ws = &ws, .report = -1};
-	struct proxy *px = xmalloc(sizeof(*px));
-	memset(px, 0, sizeof(*px));
-	px->pc = &pc;
-	px->relay = (struct proc){.pid = -1, .in = -1, .out = -1, .err = -1};
-	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
-		px->conn[i].fd = -1;
-	px->in = xmalloc(IN_CAP);
+	struct proxy *px = proxy_new(&pc);
 	const char *broke = NULL;
 	size_t off = 0;
 	bool ok = true;
@@ -1169,11 +1185,7 @@ const char *proxy_fuzz_feed(const unsigned char *b, size_t n)
 		if (k == 0 && px->inlen == before && !full)
 			break;    /* what is left is no whole frame */
 	}
-	for (size_t i = 0; i < PROXY_MAX_CONNS; i++)
-		if (px->conn[i].used)
-			conn_free(px, &px->conn[i], false);
-	sbuf_free(&px->out);
-	free(px->in);
-	free(px);
+	conns_end(px);
+	proxy_free(px);
 	return broke;
 }
